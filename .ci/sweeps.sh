@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The lab's main job as CI runs it: the README's main command on the built-in
+# corpus (every program must be exact between l1 and only-naive), then the
+# same sweep over ../shared/dos-real at 20M dispatches when that folder exists.
+#
+# dos-real holds a dozen protected-mode executables (DJGPP COFF, DOS/4G LE,
+# Win32 PE) the real-mode machine refuses by design, with a clear message;
+# those count as `failed` in the sweep line. This gate passes when nothing
+# diverged and every failure is such a refusal; anything else fails CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p out
+
+# The README's main command (built-in corpus, arms l1,only-naive).
+cargo run --release -p oracle -- sweep --json out/sweep.json --html out/sweep.html
+
+shared=""
+for d in ../shared/dos-real ../../shared/dos-real; do
+  [ -d "$d" ] && shared="$d" && break
+done
+if [ -z "$shared" ]; then
+  echo "dos-real sweep skipped: ../shared/dos-real is not present on this machine"
+  exit 0
+fi
+set +e
+./target/release/oracle sweep --corpus "$shared" --dispatches 20000000 --jobs 2 \
+  --json out/dos-real.json --html out/dos-real.html > out/dos-real.txt
+rc=$?
+set -e
+tail -n 1 out/dos-real.txt
+python3 - out/dos-real.json "$rc" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rc = int(sys.argv[2])
+s = d["summary"]
+def is_refusal(p):
+    return p["status"] == "failed" and "formats are not modelled" in p.get("error", "")
+refused = [p for p in d["programs"] if is_refusal(p)]
+bad = [p for p in d["programs"] if p["status"] != "exact" and not is_refusal(p)]
+print(f"dos-real: {s['exact']} exact, {s['diverged']} diverged, {len(refused)} refused (not real mode), {len(bad)} unexpected")
+for p in bad:
+    print(f"  {p['status']}: {p['binary']}: {p.get('error', '')}")
+if rc not in (0, 1) or bad:
+    sys.exit(1)
+PY

@@ -1,0 +1,34 @@
+; @desc: IDIV r32 with CDQ-extended and raw EDX:EAX dividends
+%macro INIT 0
+    call de_install
+%endmacro
+%macro FINI 0
+    call de_restore
+    mov ax, [cs:de_count]
+    call crc_word
+%endmacro
+%define WITH_DE
+; @tags: arith.muldiv int.divide_error arith.real32_sib
+; @budget: 61000
+%define VA dd 0, 1, 2, 7FFFFFFFh, 80000000h, 0FFFFFFFFh, 3, 0FFFFFFFEh, 12345678h, 10000h, 0FFFF0000h
+%define VB dd 0, 1, 2, 7FFFFFFFh, 80000000h, 0FFFFFFFFh, 3, 0FFFFFFFEh, 12345678h, 10000h, 0FFFF0000h
+%macro TESTOP 0
+    push eax
+    cdq
+    DIVTRY idiv ebx
+    call crc_dword
+    mov eax, edx
+    call crc_dword
+    mov ax, [cs:de_delta]
+    call crc_word
+    pop eax
+    mov edx, ecx
+    sar edx, 3
+    DIVTRY idiv ebx
+    call crc_dword
+    mov eax, edx
+    call crc_dword
+    mov ax, [cs:de_delta]
+    call crc_word
+%endmacro
+%include "grid.inc"

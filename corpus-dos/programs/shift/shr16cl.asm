@@ -1,0 +1,8 @@
+; @desc: SHR r16,CL for CL 0..63; result and defined flags
+; @tags: arith.shift_cl
+; @budget: 190000
+%define OPC shr
+%define W 16
+%define FORM 1
+%define KIND 1
+%include "shiftbody.inc"

@@ -1,0 +1,8 @@
+; @desc: REP STOSD forward
+; @tags: mem.rep_string
+; @budget: 130000
+%define OP stos
+%define SZ 4
+%define DIR 0
+%define PFX rep
+%include "strbody.inc"

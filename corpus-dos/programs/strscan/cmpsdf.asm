@@ -1,0 +1,8 @@
+; @desc: REPE CMPSD forward
+; @tags: mem.rep_string
+; @budget: 130000
+%define OP cmps
+%define SZ 4
+%define DIR 0
+%define PFX repe
+%include "strbody.inc"

@@ -1,0 +1,33 @@
+//! `corpus-dos`: the DOS programs the lab runs on.
+//!
+//! Owns the built-in corpus (NASM sources under `programs/<family>/`, the
+//! assembled binaries beside them, one manifest `corpus.toml`) and loading of
+//! external corpora: a directory of `.COM`/`.EXE` files with an optional
+//! `corpus.toml`-style config, or a directory with a `MANIFEST.tsv` in the
+//! format of `shared/dos-real`. Data plus a small loader; it never runs
+//! programs itself.
+
+pub mod external;
+pub mod manifest;
+
+pub use external::{load_dir, ExternalError};
+pub use manifest::{
+    builtin, builtin_root, console_lines, console_record, crc32, end_record, last_line, Agreement,
+    Corpus, Program, COVERAGE,
+};
+
+/// Finds `shared/<sub>` (e.g. `dos-real`, `cpu-tests`): the folder named by
+/// the environment variable `LAB_SHARED` if set, else the first `shared/`
+/// beside the workspace or any of its ancestors (so git worktrees nested
+/// below the checkout find it too). `None` when it is absent: callers skip
+/// with a clear message.
+pub fn shared_dir(sub: &str) -> Option<std::path::PathBuf> {
+    if let Some(d) = std::env::var_os("LAB_SHARED") {
+        let p = std::path::PathBuf::from(d).join(sub);
+        return p.exists().then_some(p);
+    }
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|a| a.join("shared").join(sub))
+        .find(|d| d.is_dir())
+}

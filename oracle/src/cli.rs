@@ -1,0 +1,395 @@
+//! The `oracle` command line: `diff`, `sweep`, `merge`, `repro`.
+//!
+//! Owns argument parsing (clap), progress bars, where files go and exit
+//! statuses (0 exact, 1 diverged or failed, 2 bad input). It must not hold
+//! oracle logic: every subcommand calls the library.
+
+use crate::arms;
+use crate::compare::{Options, DEFAULT_INTERVAL};
+use crate::diff;
+use crate::report::{self, html, markdown, SweepReport};
+use crate::repro::{self, Check};
+use crate::state::side_by_side;
+use crate::sweep::{self, CorpusSel, Progress, Shard, SweepOptions};
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "oracle",
+    about = "The exactness oracle: run arms side by side, bisect divergences, sweep a corpus"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+pub enum Cmd {
+    /// Run one program under two or more arms in lockstep; bisect a
+    /// divergence to its first differing dispatch and write a repro file.
+    Diff(DiffArgs),
+    /// Run every program of a corpus under every arm; JSON, HTML and a
+    /// Markdown summary.
+    Sweep(SweepArgs),
+    /// Merge sweep shards (`--shard I/N` runs) into one report.
+    Merge(MergeArgs),
+    /// Re-run a repro file and say whether the arms still differ.
+    Repro(ReproArgs),
+}
+
+#[derive(clap::Args)]
+pub struct DiffArgs {
+    /// The program: a .COM/.EXE path, or a built-in corpus program name.
+    pub program: String,
+    /// Arms, reference first (default: l1,only-naive, or what this build has).
+    #[arg(long)]
+    pub arms: Option<String>,
+    /// Dispatch budget (default: the corpus manifest's, or 20000000).
+    #[arg(long)]
+    pub dispatches: Option<u64>,
+    /// Key script KEY@DISPATCH,... (overrides the manifest's).
+    #[arg(long)]
+    pub keys: Option<String>,
+    /// Compare at every multiple of this many dispatches (and every frame edge).
+    #[arg(long, default_value_t = DEFAULT_INTERVAL)]
+    pub interval: u64,
+    /// Do not sample at frame edges.
+    #[arg(long)]
+    pub no_frame_edges: bool,
+    /// Guest command tail.
+    #[arg(long)]
+    pub args: Option<String>,
+    /// Run this program first ("PATH ARGS"); repeatable.
+    #[arg(long)]
+    pub companion: Vec<String>,
+    /// DOS version reported to the guest.
+    #[arg(long)]
+    pub dos_version: Option<String>,
+    /// Sub-slices per bisection level (2 = interval halving).
+    #[arg(long, default_value_t = 2)]
+    pub fanout: u64,
+    /// Write the repro file here (default out/repro/PROGRAM-ARM-dD.json).
+    #[arg(long)]
+    pub repro: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct SweepArgs {
+    /// `builtin` or a directory (.COM/.EXE files, or a MANIFEST.tsv).
+    #[arg(long, default_value = "builtin")]
+    pub corpus: String,
+    /// Arms, reference first (default: l1,only-naive, or what this build has).
+    #[arg(long)]
+    pub arms: Option<String>,
+    /// Budget for every program (default: each program's manifest budget).
+    #[arg(long)]
+    pub dispatches: Option<u64>,
+    #[arg(long, default_value_t = DEFAULT_INTERVAL)]
+    pub interval: u64,
+    #[arg(long)]
+    pub no_frame_edges: bool,
+    #[arg(long, default_value = "out/sweep.json")]
+    pub json: PathBuf,
+    #[arg(long, default_value = "out/sweep.html")]
+    pub html: PathBuf,
+    /// Run programs i with i % N == I only.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Programs run in parallel.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Leave host timings out (reports are then byte-identical across runs).
+    #[arg(long)]
+    pub no_timings: bool,
+    /// Do not bisect divergences (report the sample window only).
+    #[arg(long)]
+    pub no_bisect: bool,
+    #[arg(long, default_value_t = 2)]
+    pub fanout: u64,
+    /// Leave final frames out of the reports.
+    #[arg(long)]
+    pub no_frames: bool,
+    /// Only programs whose name or path contains this.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Write a repro file per divergence here (default: `repro/` beside --json).
+    #[arg(long)]
+    pub repro_dir: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// Shard reports.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    #[arg(long)]
+    pub json: PathBuf,
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct ReproArgs {
+    pub file: PathBuf,
+}
+
+/// Bad input or an I/O failure.
+pub const EXIT_ERROR: u8 = 2;
+/// A divergence or a failed program.
+pub const EXIT_DIVERGED: u8 = 1;
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::Diff(a) => run_diff(a),
+        Cmd::Sweep(a) => run_sweep(a),
+        Cmd::Merge(a) => run_merge(a),
+        Cmd::Repro(a) => run_repro(a),
+    };
+    match r {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("oracle: {e}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+fn arm_list(given: &Option<String>) -> Result<Vec<String>, String> {
+    let arms = match given {
+        Some(s) => arms::parse_list(s)?,
+        None => {
+            let (a, note) = arms::resolve_default();
+            if let Some(n) = note {
+                eprintln!("{n}");
+            }
+            a
+        }
+    };
+    arms::check_all(&arms)?;
+    Ok(arms)
+}
+
+fn bar(len: u64, template: &str) -> ProgressBar {
+    let b = ProgressBar::new(len);
+    if let Ok(st) = ProgressStyle::with_template(template) {
+        b.set_style(st);
+    }
+    b
+}
+
+fn run_diff(a: DiffArgs) -> Result<ExitCode, String> {
+    let arms = arm_list(&a.arms)?;
+    if arms.len() < 2 {
+        return Err("diff needs at least two arms, e.g. --arms l1,only-naive".into());
+    }
+    let mut spec = diff::resolve_program(&a.program, a.dispatches)?;
+    if let Some(k) = &a.keys {
+        spec.keys = k.clone();
+    }
+    if let Some(x) = &a.args {
+        spec.args = x.clone();
+    }
+    if !a.companion.is_empty() {
+        spec.companions = a
+            .companion
+            .iter()
+            .map(|c| diff::parse_companion(c))
+            .collect();
+    }
+    if let Some(v) = &a.dos_version {
+        crate::spec::parse_dos_version(v)?;
+        spec.dos_version = v.clone();
+    }
+    let opts = Options {
+        interval: a.interval.max(1),
+        frame_edges: !a.no_frame_edges,
+        run_to_end: false,
+    };
+    println!(
+        "oracle diff: {} under {} (reference {}), budget {} dispatches",
+        spec.program.display(),
+        arms.join(", "),
+        arms[0],
+        spec.budget
+    );
+    let pb = bar(spec.budget, "{bar:40} {pos}/{len} dispatches {elapsed}");
+    let r = diff::diff(&spec, &arms, &opts, a.fanout, &mut |t| pb.set_position(t));
+    pb.finish_and_clear();
+    let r = r?;
+    let ls = &r.lockstep;
+    if ls.exact() {
+        let s = &ls.arms[0].last;
+        println!(
+            "exact: {} samples, {} dispatches, end: {}, frame {}",
+            ls.samples, s.dispatches, s.end, s.frame_hash
+        );
+        for (arm, label) in ls.arms.iter().zip(report::arm_labels(&arms)) {
+            println!("  {label}: {} CPU", markdown::ms(arm.cpu_ns));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (arm, d) in &r.divergences {
+        match d {
+            Ok(d) => {
+                println!("{}", diff::describe(d));
+                let path = match &a.repro {
+                    Some(p) if r.divergences.len() == 1 => p.clone(),
+                    _ => diff::default_repro_path(&spec, arm, d.dispatch),
+                };
+                diff::write_repro(&spec, d, &path)?;
+                println!("repro: {}", path.display());
+            }
+            Err(e) => {
+                let f = ls
+                    .arms
+                    .iter()
+                    .find(|x| &x.arm == arm)
+                    .and_then(|x| x.diff.as_ref());
+                if let Some(f) = f {
+                    println!(
+                        "{arm} diverged from {}: samples agreed at dispatch {}, differed at {} ({})",
+                        arms[0],
+                        f.last_agree,
+                        f.sample,
+                        f.fields.join(", ")
+                    );
+                    print!(
+                        "{}",
+                        side_by_side(&[&arms[0], arm], &[&f.reference, &f.arm])
+                    );
+                }
+                println!("bisection failed: {e}");
+            }
+        }
+    }
+    Ok(ExitCode::from(EXIT_DIVERGED))
+}
+
+struct BarProgress(ProgressBar);
+
+impl Progress for BarProgress {
+    fn start(&self, total: usize) {
+        self.0.set_length(total as u64);
+    }
+    fn program(&self, name: &str) {
+        self.0.set_message(name.to_string());
+    }
+    fn done(&self, name: &str, status: crate::report::Status) {
+        if status != crate::report::Status::Exact {
+            self.0.println(format!("{}: {}", name, status.word()));
+        }
+        self.0.inc(1);
+    }
+}
+
+fn write_reports(r: &SweepReport, json: &Path, html_path: Option<&Path>) -> Result<(), String> {
+    r.write_json(json)?;
+    if let Some(h) = html_path {
+        report::write_file(h, &html::render(r))?;
+    }
+    Ok(())
+}
+
+fn finish_report(
+    r: &SweepReport,
+    json: &Path,
+    html_path: Option<&Path>,
+) -> Result<ExitCode, String> {
+    write_reports(r, json, html_path)?;
+    print!("{}", markdown::render(r));
+    println!();
+    match html_path {
+        Some(h) => println!("wrote {} and {}", json.display(), h.display()),
+        None => println!("wrote {}", json.display()),
+    }
+    println!("{}", r.summary.line());
+    Ok(if r.summary.diverged + r.summary.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_DIVERGED)
+    })
+}
+
+fn run_sweep(a: SweepArgs) -> Result<ExitCode, String> {
+    let arms = arm_list(&a.arms)?;
+    let mut o = SweepOptions::new(CorpusSel::parse(&a.corpus), arms);
+    o.dispatches = a.dispatches;
+    o.compare = Options {
+        interval: a.interval.max(1),
+        frame_edges: !a.no_frame_edges,
+        run_to_end: true,
+    };
+    o.bisect = !a.no_bisect;
+    o.fanout = a.fanout;
+    o.shard = a.shard.as_deref().map(Shard::parse).transpose()?;
+    o.jobs = a.jobs.max(1);
+    o.timings = !a.no_timings;
+    o.frames = !a.no_frames;
+    o.filter = a.filter.clone();
+    o.repro_dir = Some(a.repro_dir.clone().unwrap_or_else(|| {
+        a.json
+            .parent()
+            .map(|p| p.join("repro"))
+            .unwrap_or_else(|| PathBuf::from("repro"))
+    }));
+    let pb = bar(0, "{bar:40} {pos}/{len} {elapsed} {msg}");
+    // Panics are reported per program; keep their default message off the bar.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = sweep::run(&o, &BarProgress(pb.clone()));
+    std::panic::set_hook(hook);
+    pb.finish_and_clear();
+    let r = r?;
+    finish_report(&r, &a.json, Some(&a.html))
+}
+
+fn run_merge(a: MergeArgs) -> Result<ExitCode, String> {
+    let mut parts = Vec::new();
+    for p in &a.inputs {
+        parts.push((p.display().to_string(), report::read(p)?));
+    }
+    let r = report::merge(parts)?;
+    finish_report(&r, &a.json, a.html.as_deref())
+}
+
+fn run_repro(a: ReproArgs) -> Result<ExitCode, String> {
+    let r = repro::load(&a.file)?;
+    println!(
+        "repro {}: {} against {} at dispatch {} ({})",
+        a.file.display(),
+        r.arms[1],
+        r.arms[0],
+        r.dispatch,
+        r.run.program.display()
+    );
+    match r.check()? {
+        Check::Exact => {
+            println!("exact: the arms agree at dispatch {} now", r.dispatch);
+            Ok(ExitCode::SUCCESS)
+        }
+        Check::Differs {
+            fields,
+            states,
+            same_as_recorded,
+        } => {
+            println!(
+                "still differs ({}){}:",
+                fields.join(", "),
+                if same_as_recorded {
+                    ", exactly as recorded"
+                } else {
+                    ", not as recorded"
+                }
+            );
+            print!(
+                "{}",
+                side_by_side(&[&r.arms[0], &r.arms[1]], &[&states[0], &states[1]])
+            );
+            Ok(ExitCode::from(EXIT_DIVERGED))
+        }
+    }
+}

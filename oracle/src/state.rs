@@ -1,0 +1,234 @@
+//! The state the oracle compares at a sample point, and what it shows about
+//! a difference.
+//!
+//! Owns [`State`] (dispatch count, how the run stands, CS:IP, general and
+//! segment registers, the defined flags, RAM / device / frame / console
+//! hashes), capturing it from a session, naming the fields that differ, and
+//! the side-by-side text rendering. It must not run sessions forward: the
+//! caller brings them to the sample point.
+
+use serde::{Deserialize, Serialize};
+use toyvm::session::{End, Session, DEFINED_FLAGS};
+
+/// Whether two sessions' RAM is byte-identical.
+pub fn same_ram(a: &Session, b: &Session) -> bool {
+    a.machine.mem.ram() == b.machine.mem.ram()
+}
+
+/// The architectural state at one sample point.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    pub dispatches: u64,
+    /// "running", "budget", "exited N" or "stopped: WHAT".
+    pub end: String,
+    pub cs: u16,
+    pub ip: u32,
+    /// EAX ECX EDX EBX ESP EBP ESI EDI.
+    pub regs: [u32; 8],
+    /// ES CS SS DS FS GS.
+    pub sregs: [u16; 6],
+    /// FLAGS & `toyvm::session::DEFINED_FLAGS` (CF PF AF ZF SF TF IF DF OF).
+    pub flags: u32,
+    /// XXH3-64 of guest RAM, hex.
+    pub ram_hash: String,
+    /// Hash of every guest-visible device state, hex.
+    pub device_hash: String,
+    /// Hash of the frame the screen shows (palette-resolved RGB), hex.
+    pub frame_hash: String,
+    /// XXH3-64 of the text console (what was printed, then the text screen), hex.
+    pub console_hash: String,
+    /// XXH3-64 of the x87 state (`Fpu::state_bytes`), hex.
+    #[serde(default)]
+    pub fpu_hash: String,
+}
+
+pub const REG_NAMES: [&str; 8] = ["EAX", "ECX", "EDX", "EBX", "ESP", "EBP", "ESI", "EDI"];
+pub const SREG_NAMES: [&str; 6] = ["ES", "CS", "SS", "DS", "FS", "GS"];
+
+fn hex64(v: u64) -> String {
+    format!("{v:016x}")
+}
+
+/// How a session stands, as one word or phrase.
+pub fn end_text(s: &Session) -> String {
+    match &s.end {
+        None => "running".into(),
+        Some(End::Budget) => "budget".into(),
+        Some(End::Exited { code }) => format!("exited {code}"),
+        Some(End::Stopped(st)) => format!("stopped: {}", st.what),
+    }
+}
+
+/// The console text of a session: what was printed, then (in a text mode)
+/// the screen.
+pub fn console_text(s: &mut Session) -> String {
+    // Session::console_text reads the screen without side effects (peek).
+    let (printed, screen) = s.console_text();
+    match screen {
+        Some(sc) => format!("{printed}\n--- screen ---\n{sc}"),
+        None => printed,
+    }
+}
+
+impl State {
+    /// Captures the full state of a session where it stands.
+    pub fn capture(s: &mut Session) -> State {
+        let mut st = State::capture_light(s);
+        st.fill_ram_hash(s);
+        st
+    }
+
+    /// Captures everything but the RAM hash (left empty): the lockstep
+    /// compares RAM between arms directly (a memcmp is several times
+    /// cheaper than hashing 16 MiB) and hashes only the states it keeps.
+    /// The devices are brought to the clock first, so RAM is as of `now`.
+    pub fn capture_light(s: &mut Session) -> State {
+        let now = s.cpu.clock;
+        let m = &mut s.machine;
+        let device_hash = m.dev.state_hash(now, m.mem.ram_mut());
+        let frame_hash = s.frame().hash();
+        let console = console_text(s);
+        State {
+            dispatches: now,
+            end: end_text(s),
+            cs: s.cpu.sregs[toyvm::cpu::seg::CS],
+            ip: s.cpu.eip,
+            regs: s.cpu.regs,
+            sregs: s.cpu.sregs,
+            flags: s.cpu.flags.bits() & DEFINED_FLAGS,
+            ram_hash: String::new(),
+            device_hash: hex64(device_hash),
+            frame_hash: hex64(frame_hash),
+            console_hash: hex64(xxhash_rust::xxh3::xxh3_64(console.as_bytes())),
+            fpu_hash: hex64(xxhash_rust::xxh3::xxh3_64(&s.cpu.fpu.state_bytes())),
+        }
+    }
+
+    /// Fills in the RAM hash of a light capture (same session, same clock).
+    pub fn fill_ram_hash(&mut self, s: &Session) {
+        self.ram_hash = hex64(xxhash_rust::xxh3::xxh3_64(s.machine.mem.ram()));
+    }
+
+    /// Names of the fields that differ (empty when equal).
+    pub fn differences(&self, o: &State) -> Vec<String> {
+        let mut d = Vec::new();
+        if self.dispatches != o.dispatches {
+            d.push("dispatches".into());
+        }
+        if self.end != o.end {
+            d.push("end".into());
+        }
+        if self.cs != o.cs || self.ip != o.ip {
+            d.push("CS:IP".into());
+        }
+        for ((a, b), n) in self.regs.iter().zip(&o.regs).zip(REG_NAMES) {
+            if a != b {
+                d.push(n.into());
+            }
+        }
+        for ((a, b), n) in self.sregs.iter().zip(&o.sregs).zip(SREG_NAMES) {
+            if a != b {
+                d.push(n.into());
+            }
+        }
+        if self.flags != o.flags {
+            d.push("flags".into());
+        }
+        if self.ram_hash != o.ram_hash {
+            d.push("ram".into());
+        }
+        if self.device_hash != o.device_hash {
+            d.push("devices".into());
+        }
+        if self.frame_hash != o.frame_hash {
+            d.push("frame".into());
+        }
+        if self.console_hash != o.console_hash {
+            d.push("console".into());
+        }
+        if self.fpu_hash != o.fpu_hash {
+            d.push("x87".into());
+        }
+        d
+    }
+
+    /// (label, value) rows for side-by-side display.
+    pub fn rows(&self) -> Vec<(String, String)> {
+        let mut r = vec![
+            ("dispatches".to_string(), self.dispatches.to_string()),
+            ("end".to_string(), self.end.clone()),
+            (
+                "CS:IP".to_string(),
+                format!("{:04X}:{:04X}", self.cs, self.ip),
+            ),
+        ];
+        for (v, n) in self.regs.iter().zip(REG_NAMES) {
+            r.push((n.into(), format!("{v:08X}")));
+        }
+        for (v, n) in self.sregs.iter().zip(SREG_NAMES) {
+            r.push((n.into(), format!("{v:04X}")));
+        }
+        r.push((
+            "flags".into(),
+            format!("{:04X} {}", self.flags, flag_names(self.flags)),
+        ));
+        r.push(("ram".into(), self.ram_hash.clone()));
+        r.push(("devices".into(), self.device_hash.clone()));
+        r.push(("frame".into(), self.frame_hash.clone()));
+        r.push(("console".into(), self.console_hash.clone()));
+        r.push(("x87".into(), self.fpu_hash.clone()));
+        r
+    }
+}
+
+/// The set flags by name, e.g. "[CF ZF IF]".
+pub fn flag_names(f: u32) -> String {
+    const N: [(u32, &str); 9] = [
+        (0x001, "CF"),
+        (0x004, "PF"),
+        (0x010, "AF"),
+        (0x040, "ZF"),
+        (0x080, "SF"),
+        (0x100, "TF"),
+        (0x200, "IF"),
+        (0x400, "DF"),
+        (0x800, "OF"),
+    ];
+    let v: Vec<&str> = N
+        .iter()
+        .filter(|(b, _)| f & b != 0)
+        .map(|(_, n)| *n)
+        .collect();
+    format!("[{}]", v.join(" "))
+}
+
+/// Two (or more) states side by side, differing rows marked with `<>`.
+pub fn side_by_side(names: &[&str], states: &[&State]) -> String {
+    let rows: Vec<Vec<(String, String)>> = states.iter().map(|s| s.rows()).collect();
+    let w = names
+        .iter()
+        .map(|n| n.len())
+        .chain(rows.iter().flat_map(|r| r.iter().map(|(_, v)| v.len())))
+        .max()
+        .unwrap_or(8)
+        .min(48);
+    let mut out = format!("{:<12}", "");
+    for n in names {
+        out.push_str(&format!("  {:<w$}", n));
+    }
+    out.push('\n');
+    for i in 0..rows[0].len() {
+        let label = &rows[0][i].0;
+        let vals: Vec<&String> = rows.iter().map(|r| &r[i].1).collect();
+        let differs = vals.iter().any(|v| *v != vals[0]);
+        out.push_str(&format!("{:<12}", label));
+        for v in &vals {
+            out.push_str(&format!("  {:<w$}", v));
+        }
+        if differs {
+            out.push_str("  <>");
+        }
+        out.push('\n');
+    }
+    out
+}

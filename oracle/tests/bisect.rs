@@ -1,0 +1,194 @@
+//! Deliberately broken arms are caught by the lockstep run and bisected to
+//! exactly the dispatch where they were broken; the repro file they leave
+//! loads and re-runs.
+
+mod common;
+use common::*;
+use oracle::compare::Options;
+use oracle::diff::{diff, write_repro};
+use oracle::repro::{self, Check};
+
+fn opts() -> Options {
+    Options {
+        run_to_end: false,
+        ..Options::default()
+    }
+}
+
+/// Runs `l0` against `broken` on `program`; returns the bisected divergence.
+fn find(program: &str, cap: u64, broken: &str, fanout: u64) -> oracle::bisect::Divergence {
+    let spec = corpus_spec(program, cap);
+    let r = diff(
+        &spec,
+        &arms(&format!("l0,{broken}")),
+        &opts(),
+        fanout,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(!r.lockstep.exact(), "{program}: {broken} was not caught");
+    assert_eq!(r.divergences.len(), 1);
+    let (arm, d) = r.divergences.into_iter().next().unwrap();
+    assert_eq!(arm, broken);
+    d.unwrap()
+}
+
+#[test]
+fn flipped_direction_flag_is_bisected_to_its_dispatch() {
+    let d = find("sievebit", 3_000_000, "l0+flipdf@1234567", 2);
+    assert_eq!(d.dispatch, 1_234_567);
+    assert_eq!(d.fields, vec!["flags"]);
+    assert_eq!(d.states[0].flags ^ d.states[1].flags, 0x400);
+    // The samples around it: frame edges ~57K dispatches apart.
+    assert!(d.window.0 < 1_234_567 && d.window.1 >= 1_234_567);
+    assert_eq!(d.window, (1_193_814, 1_250_887));
+    let i = d.instruction.as_ref().unwrap();
+    assert_eq!(
+        (i.cs, i.ip, i.text.as_str()),
+        (0x0131, 0x0283, "add eax,ebx")
+    );
+    assert_eq!(d.before.dispatches, 1_234_566);
+    assert_eq!((d.before.cs, d.before.ip), (0x0131, 0x0283));
+    assert!(d.ram.is_empty());
+    assert_eq!(d.sites[0], None);
+    assert!(d.sites[1].as_deref().unwrap().contains("flipdf"));
+}
+
+#[test]
+fn skipped_dispatch_is_bisected_in_interrupt_heavy_code() {
+    // chain08 chains the timer interrupt: IRQ 0 lands all through the run.
+    let d = find("chain08", 2_000_000, "l0+skip@777777", 2);
+    assert_eq!(d.dispatch, 777_777);
+    assert_eq!(d.states[0].dispatches, 777_777);
+    assert_eq!(d.states[1].dispatches, 777_777);
+    assert!(d.fields.contains(&"CS:IP".to_string()), "{:?}", d.fields);
+}
+
+#[test]
+fn unbilled_dispatch_is_bisected_with_any_fanout() {
+    for fanout in [2, 3, 16] {
+        let d = find("autoinit", 2_500_000, "l0+nobill@1500001", fanout);
+        assert_eq!(d.dispatch, 1_500_001, "fanout {fanout}");
+    }
+    // Near a scripted key press (1E@2000000).
+    let d = find("kbd09", 3_000_000, "l0+skip@2000003", 2);
+    assert_eq!(d.dispatch, 2_000_003);
+}
+
+#[test]
+fn repro_file_loads_and_reruns() {
+    let spec = corpus_spec("sievebit", 3_000_000);
+    let r = diff(
+        &spec,
+        &arms("l0,l0+flipdf@1234567"),
+        &opts(),
+        2,
+        &mut |_| {},
+    )
+    .unwrap();
+    let d = r.divergences[0].1.as_ref().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sievebit.repro.json");
+    write_repro(&spec, d, &path).unwrap();
+
+    // Stored portably: the corpus path relative to the workspace.
+    let raw: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        raw["run"]["program"],
+        "corpus-dos/programs/sieve/SIEVEBIT.COM"
+    );
+    assert_eq!(raw["dispatch"], 1_234_567);
+    assert_eq!(raw["arms"][1], "l0+flipdf@1234567");
+    assert_eq!(raw["run"]["budget"], 3_000_000);
+
+    let rep = repro::load(&path).unwrap();
+    assert_eq!(rep.dispatch, 1_234_567);
+    assert!(rep.run.program.is_file());
+    match rep.check().unwrap() {
+        Check::Differs {
+            fields,
+            same_as_recorded,
+            ..
+        } => {
+            assert_eq!(fields, vec!["flags"]);
+            assert!(same_as_recorded, "the re-run must give the recorded states");
+        }
+        Check::Exact => panic!("the broken arm is still broken"),
+    }
+    let p = path.clone();
+    let caught = std::panic::catch_unwind(move || repro::assert_exact(&p));
+    assert!(
+        caught.is_err(),
+        "assert_exact must fail while the arm is broken"
+    );
+
+    // Once "fixed" (the same arm on both sides) the repro passes.
+    let mut fixed = rep.clone();
+    fixed.arms[1] = "l0".into();
+    assert_eq!(fixed.check().unwrap(), Check::Exact);
+    let fixed_path = dir.path().join("fixed.repro.json");
+    fixed.save(&fixed_path).unwrap();
+    repro::assert_exact(&fixed_path);
+}
+
+#[test]
+fn bad_repro_files_give_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = repro::load(dir.path().join("missing.json")).unwrap_err();
+    assert!(e.contains("missing.json"), "{e}");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{ not json").unwrap();
+    let e = repro::load(&bad).unwrap_err();
+    assert!(e.contains("not an oracle repro file"), "{e}");
+    std::fs::write(&bad, r#"{"format":"other/9"}"#).unwrap();
+    assert!(repro::load(&bad).is_err());
+}
+
+#[test]
+fn slicing_dependent_arm_is_reported_not_guessed() {
+    // DF flips only when a long slice is cut exactly at 300000: the lockstep
+    // (samples every 100K, no frame edges) cuts there, bisection's finer
+    // slices never do, so the divergence cannot be narrowed to a dispatch.
+    let spec = corpus_spec("sievebit", 1_000_000);
+    let o = Options {
+        interval: 100_000,
+        frame_edges: false,
+        run_to_end: false,
+    };
+    let r = diff(&spec, &arms("l0,l0+slicedep@300000"), &o, 2, &mut |_| {}).unwrap();
+    let f = r.lockstep.arms[1]
+        .diff
+        .as_ref()
+        .expect("caught at the sample");
+    assert_eq!((f.last_agree, f.sample), (200_000, 300_000));
+    assert_eq!(f.fields, vec!["flags"]);
+    assert_eq!(f.reference.flags ^ f.arm.flags, 0x400);
+    let e = r.divergences[0].1.as_ref().unwrap_err();
+    assert!(e.contains("did not reproduce"), "{e}");
+    assert!(e.contains("where the run is sliced"), "{e}");
+}
+
+#[test]
+fn a_run_that_fails_to_end_is_bisected_to_the_exit() {
+    // alu16 exits at dispatch 400608 through INT 21h's host call; skipping
+    // that dispatch leaves the arm running.
+    let d = find("alu16", 2_000_000, "l0+skip@400608", 2);
+    assert_eq!(d.dispatch, 400_608);
+    assert_eq!(d.fields, vec!["end", "CS:IP"]);
+    assert_eq!(d.states[0].end, "exited 0");
+    assert_eq!(d.states[1].end, "running");
+    let i = d.instruction.unwrap();
+    assert_eq!(i.bytes, "FE 38 02 01");
+    assert!(i.text.starts_with("host call 0102h"), "{}", i.text);
+}
+
+#[test]
+fn x87_state_difference_is_bisected_to_its_dispatch() {
+    // Only the FPU control word differs at first: the oracle compares the
+    // x87 state itself, not just what later reaches memory.
+    let d = find("sincos", 1_000_000, "l0+x87rc@20000", 2);
+    assert_eq!(d.dispatch, 20_000);
+    assert_eq!(d.fields, vec!["x87"]);
+    assert_eq!(d.states[0].regs, d.states[1].regs);
+}

@@ -1,0 +1,106 @@
+//! The CPU's view of the outside world: physical memory and I/O ports.
+//!
+//! Engines are generic over [`Bus`] so that a conformance harness (flat RAM)
+//! and the DOS machine (RAM, VGA windows, code bits, devices) plug in without a
+//! virtual call on the hot path. Addresses are physical (after segmentation);
+//! the A20 gate, device memory and code-write detection are the bus's business.
+
+pub use shared_ir::flags::Width;
+
+/// Physical memory and port space as the CPU sees it.
+pub trait Bus {
+    /// Reads one byte at a physical address.
+    fn read8(&mut self, addr: u32) -> u8;
+    /// Writes one byte at a physical address.
+    fn write8(&mut self, addr: u32, v: u8);
+
+    /// Reads a little-endian word. The CPU has already checked segment limits.
+    #[inline]
+    fn read16(&mut self, addr: u32) -> u16 {
+        self.read8(addr) as u16 | (self.read8(addr.wrapping_add(1)) as u16) << 8
+    }
+    /// Reads a little-endian dword.
+    #[inline]
+    fn read32(&mut self, addr: u32) -> u32 {
+        self.read16(addr) as u32 | (self.read16(addr.wrapping_add(2)) as u32) << 16
+    }
+    /// Writes a little-endian word.
+    #[inline]
+    fn write16(&mut self, addr: u32, v: u16) {
+        self.write8(addr, v as u8);
+        self.write8(addr.wrapping_add(1), (v >> 8) as u8);
+    }
+    /// Writes a little-endian dword.
+    #[inline]
+    fn write32(&mut self, addr: u32, v: u32) {
+        self.write16(addr, v as u16);
+        self.write16(addr.wrapping_add(2), (v >> 16) as u16);
+    }
+
+    /// Reads a port. `now` is the guest clock (dispatches) of the instruction
+    /// making the read, so devices answer for exactly that moment.
+    fn io_read(&mut self, port: u16, w: Width, now: u64) -> u32;
+    /// Writes a port at guest time `now`.
+    fn io_write(&mut self, port: u16, w: Width, v: u32, now: u64);
+}
+
+/// What an execution engine that caches decoded code needs from the bus,
+/// beyond [`Bus`]: where code may be cached, host-side writes into it, the
+/// A20 mapping, port predictions for spin folds, and when a port access
+/// needs the session.
+///
+/// An engine only ever *asks*: every answer must be a pure function of the
+/// bus state (no wall time), so two runs ask the same questions and get the
+/// same answers. A bus that cannot predict something answers conservatively
+/// (`false`, `None`, "attention"), which costs speed, never exactness.
+pub trait EngineBus: Bus {
+    /// The physical byte a CPU address names (the A20 gate applied). Code
+    /// bits and code writes are physical addresses.
+    #[inline(always)]
+    fn phys(&self, addr: u32) -> u32 {
+        addr
+    }
+
+    /// Whether physical bytes `[start, end)` may back cached code: plain RAM
+    /// or ROM whose reads have no side effects (not a device window).
+    fn code_cacheable(&self, start: u32, end: u32) -> bool;
+
+    /// Declares that compiled code derives from physical bytes
+    /// `[start, end)`: from now on, writes into them that do not go through
+    /// the engine's own stores (host services, loaders, DMA, bulk copies) must
+    /// be reported by [`EngineBus::take_code_writes`]. A bus may track at a
+    /// coarser granularity and report more.
+    fn mark_code(&mut self, start: u32, end: u32);
+
+    /// The engine dropped all its code: forget every mark.
+    fn clear_code_marks(&mut self);
+
+    /// Appends to `out` the physical addresses written inside marked code
+    /// since the last call. `u32::MAX` means "anything may have changed"
+    /// (e.g. the A20 gate moved): the engine flushes everything.
+    fn take_code_writes(&mut self, out: &mut Vec<u32>);
+
+    /// Spin-fold prediction for a port read at dispatch `now`: `Some(t)` if
+    /// reading `port` (width `w`) at any dispatch in `[now, t)` returns the
+    /// same value under `mask` and such reads are idempotent (reading k >= 1
+    /// times leaves the devices as reading once, schedules nothing, raises
+    /// nothing); `t` is the first dispatch where that may stop holding
+    /// (`u64::MAX`: never). `None`: no such promise (reads have side
+    /// effects, or the bus cannot tell).
+    fn port_stable_until(&mut self, port: u16, w: Width, mask: u32, now: u64) -> Option<u64>;
+
+    /// Whether a port access since the last call may have changed what the
+    /// session decides between instructions (a PIC mask or EOI, a timer
+    /// reprogrammed, an event scheduled by a read): the engine returns
+    /// `Attention` right after the instruction that made it. Clears the flag.
+    /// Writes are also judged one by one by [`EngineBus::port_write_attention`];
+    /// a bus may leave them out here.
+    fn take_io_attention(&mut self) -> bool;
+
+    /// Whether a write to `port` may change what the session decides between
+    /// instructions (interrupt state, event dates, the A20 gate). `false`
+    /// only for ports whose writes provably cannot (e.g. VGA registers).
+    fn port_write_attention(&self, _port: u16) -> bool {
+        true
+    }
+}

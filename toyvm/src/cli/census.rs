@@ -1,0 +1,192 @@
+//! `toyvm census PROGRAM|DIR|builtin --passes naive`: µops per x86
+//! instruction over DOS programs, and (`--coverage`) which instruction forms
+//! lower and which fall back, weighted by how often the programs execute
+//! them.
+//!
+//! Owns the arguments and the printing; the runs and figures are
+//! `toyvm::tiers::census`. The last line is exactly
+//! `census: D.DD uops per x86 instruction (dynamic median), S.SS static`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use toyvm::tiers::census::{self, Row};
+use toyvm::tiers::only::FormCount;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A DOS program, a directory of DOS programs (or a MANIFEST.tsv
+    /// corpus such as ../shared/dos-real), or `builtin` (corpus-dos).
+    pub target: String,
+    /// Pass set of the µop programs (only `naive` is built).
+    #[arg(long, default_value = "naive")]
+    pub passes: String,
+    /// Budget per program (default: the manifest's, else 20M).
+    #[arg(long)]
+    pub dispatches: Option<u64>,
+    /// Also print the coverage table (instruction forms by executions).
+    #[arg(long)]
+    pub coverage: bool,
+    /// Only programs whose name contains this.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Write rows (and forms with --coverage) as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Coverage rows to print (most executed first).
+    #[arg(long, default_value_t = 60)]
+    pub top: usize,
+}
+
+pub fn main(a: Args) -> ExitCode {
+    match run(a) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("toyvm census: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn fmt(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| format!("{v:.2}"))
+}
+
+fn run(a: Args) -> Result<ExitCode, String> {
+    if a.passes != "naive" {
+        return Err(format!("unknown pass set `{}` (built: naive)", a.passes));
+    }
+    let mut entries = census::entries(&a.target, a.dispatches)?;
+    if let Some(f) = &a.filter {
+        entries.retain(|e| e.name.contains(f.as_str()));
+    }
+    if entries.is_empty() {
+        return Err("no programs".into());
+    }
+    println!(
+        "{:<24} {:>11} {:>7} {:>6} {:>6} {:>9} {:>9}  end",
+        "program", "dispatches", "in µops", "dyn", "static", "fallbacks", "spin"
+    );
+    let mut rows: Vec<Row> = Vec::new();
+    let mut forms: BTreeMap<String, FormCount> = BTreeMap::new();
+    for e in &entries {
+        let (r, f) = census::run(e, a.coverage);
+        census::merge_forms(&mut forms, f);
+        match &r.error {
+            Some(err) => println!("{:<24} error: {err}", r.name),
+            None => println!(
+                "{:<24} {:>11} {:>6.1}% {:>6} {:>6} {:>9} {:>9}  {}",
+                r.name,
+                r.dispatches,
+                100.0 * r.uop_insns as f64 / r.dispatches.max(1) as f64,
+                fmt(r.dynamic()),
+                fmt(r.static_density()),
+                r.fallbacks,
+                r.spin_dispatches,
+                r.end
+            ),
+        }
+        rows.push(r);
+    }
+    let dynm = census::median(rows.iter().filter_map(|r| r.dynamic()).collect());
+    let stat = census::median(rows.iter().filter_map(|r| r.static_density()).collect());
+    let (u, i): (u64, u64) = rows
+        .iter()
+        .fold((0, 0), |(u, i), r| (u + r.uops, i + r.uop_insns));
+    let (su, si): (u64, u64) = rows.iter().fold((0, 0), |(u, i), r| {
+        (u + r.static_uops, i + r.instructions_lowered)
+    });
+    let disp: u64 = rows.iter().map(|r| r.dispatches).sum();
+    let fb: u64 = rows.iter().map(|r| r.fallbacks).sum();
+    println!();
+    println!(
+        "{} programs, {} with µop dispatches; {} dispatches, {:.1}% inside µop programs, {} fallbacks",
+        rows.len(),
+        rows.iter().filter(|r| r.uop_insns > 0).count(),
+        disp,
+        100.0 * i as f64 / disp.max(1) as f64,
+        fb
+    );
+    println!(
+        "pooled: {} dynamic ({} µops / {} instructions), {} static ({} ops / {} lowered instructions)",
+        fmt((i > 0).then(|| u as f64 / i as f64)),
+        u,
+        i,
+        fmt((si > 0).then(|| su as f64 / si as f64)),
+        su,
+        si
+    );
+    if a.coverage {
+        print_coverage(&forms, a.top);
+    }
+    if let Some(p) = &a.json {
+        let j = serde_json::json!({ "rows": rows, "forms": forms });
+        std::fs::write(
+            p,
+            serde_json::to_string_pretty(&j).map_err(|e| e.to_string())? + "\n",
+        )
+        .map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    println!(
+        "census: {} uops per x86 instruction (dynamic median), {} static",
+        fmt(dynm),
+        fmt(stat)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_coverage(forms: &BTreeMap<String, FormCount>, top: usize) {
+    let total: u64 = forms
+        .values()
+        .map(|f| f.lowered + f.fallback + f.refused)
+        .sum();
+    let lowered_forms = forms.values().filter(|f| f.reason.is_empty()).count();
+    let lowered_exec: u64 = forms.values().map(|f| f.lowered).sum();
+    let fb_exec: u64 = forms.values().map(|f| f.fallback).sum();
+    let rf_exec: u64 = forms.values().map(|f| f.refused).sum();
+    println!();
+    println!(
+        "coverage: {} instruction forms executed, {} lower; executions: {:.2}% in µop programs, {:.2}% fall back (not expressible), {:.3}% refused at run time",
+        forms.len(),
+        lowered_forms,
+        100.0 * lowered_exec as f64 / total.max(1) as f64,
+        100.0 * fb_exec as f64 / total.max(1) as f64,
+        100.0 * rf_exec as f64 / total.max(1) as f64
+    );
+    let mut v: Vec<(&String, &FormCount)> = forms.iter().collect();
+    v.sort_by(|a, b| {
+        let ta = a.1.lowered + a.1.fallback + a.1.refused;
+        let tb = b.1.lowered + b.1.fallback + b.1.refused;
+        tb.cmp(&ta).then(a.0.cmp(b.0))
+    });
+    println!(
+        "{:<28} {:>12} {:>7}  {:>12} {:>10}  why it falls back",
+        "form (iced Code)", "executions", "share", "fallbacks", "refused"
+    );
+    for (k, f) in v.iter().take(top) {
+        let t = f.lowered + f.fallback + f.refused;
+        println!(
+            "{:<28} {:>12} {:>6.2}%  {:>12} {:>10}  {}",
+            k,
+            t,
+            100.0 * t as f64 / total.max(1) as f64,
+            f.fallback,
+            f.refused,
+            f.reason
+        );
+    }
+    let mut fbv: Vec<(&String, &FormCount)> =
+        forms.iter().filter(|(_, f)| f.fallback > 0).collect();
+    fbv.sort_by(|a, b| b.1.fallback.cmp(&a.1.fallback).then(a.0.cmp(b.0)));
+    println!();
+    println!("fallback forms by executions ({}):", fbv.len());
+    for (k, f) in fbv.iter().take(top) {
+        println!(
+            "{:<28} {:>12} {:>6.3}%  {}",
+            k,
+            f.fallback,
+            100.0 * f.fallback as f64 / total.max(1) as f64,
+            f.reason
+        );
+    }
+}

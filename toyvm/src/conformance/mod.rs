@@ -1,0 +1,8 @@
+//! Hardware-vector conformance: SingleStepTests data run against the CPU.
+//!
+//! [`moo`] parses the vectors; [`runner`] runs them on a flat test bus with
+//! the masks and 286-versus-386 adjustments of FORMAT.md and reports per file.
+//! Nothing here is used by the DOS machine.
+
+pub mod moo;
+pub mod runner;

@@ -1,0 +1,245 @@
+//! Handlers that change the flow of control: jumps, calls, returns, Jcc,
+//! LOOP/JCXZ, INT/INT3/INTO/INT1/IRET, BOUND, HLT, and the flag instructions.
+//!
+//! Owns the real-mode branch rules (16-bit targets wrap, 32-bit targets past
+//! the CS limit are #GP at the branch, far transfers load CS as real mode
+//! does). Frame pushes for software interrupts go through `cpu::interrupt`;
+//! this module must not duplicate them.
+
+use super::data::{read_far_ptr, set_flags_from_stack};
+use super::{branch, next_ip, peek, pop, push};
+use crate::bus::Bus;
+use crate::cpu::interrupt::push_frame;
+use crate::cpu::op::{Flow, Op};
+use crate::cpu::{ea, reg, seg, Cpu, Exception};
+use shared_ir::flags::{DF, IF};
+
+type R = Result<Flow, Exception>;
+
+#[inline(always)]
+fn rel_target<B>(cpu: &Cpu, op: &Op<B>) -> u32 {
+    next_ip(cpu, op).wrapping_add(op.imm)
+}
+
+/// JMP rel8/rel16/rel32 (`imm` = displacement).
+pub fn h_jmp_rel<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
+    branch(cpu, op.o32, rel_target(cpu, op))
+}
+
+/// Jcc (`sub` = condition code).
+pub fn h_jcc<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
+    if cpu.flags.cond(op.sub) {
+        branch(cpu, op.o32, rel_target(cpu, op))
+    } else {
+        Ok(Flow::Next)
+    }
+}
+
+/// JMP r/m (near, indirect).
+pub fn h_jmp_ind<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let t = op.read(cpu, bus, op.dst)?;
+    branch(cpu, op.o32, t)
+}
+
+fn far_to(cpu: &mut Cpu, sel: u16, off: u32) -> R {
+    if off > 0xFFFF {
+        return Err(Exception::GP);
+    }
+    cpu.load_seg_real(seg::CS, sel);
+    cpu.eip = off;
+    Ok(Flow::Jump)
+}
+
+/// JMP ptr16:16 / ptr16:32 (`imm` offset, `imm2` selector).
+pub fn h_jmp_far<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
+    far_to(cpu, op.imm2 as u16, op.imm)
+}
+
+/// JMP m16:16 / m16:32.
+pub fn h_jmp_far_ind<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let (off, sel) = read_far_ptr(cpu, bus, op)?;
+    far_to(cpu, sel, off)
+}
+
+fn call_near<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>, target: u32) -> R {
+    let t = if op.o32 { target } else { target & 0xFFFF };
+    if t > 0xFFFF {
+        return Err(Exception::GP);
+    }
+    let ret = next_ip(cpu, op);
+    push(cpu, bus, op.o32, ret)?;
+    cpu.eip = t;
+    Ok(Flow::Jump)
+}
+
+/// CALL rel16/rel32.
+pub fn h_call_rel<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let t = rel_target(cpu, op);
+    call_near(cpu, bus, op, t)
+}
+
+/// CALL r/m (near, indirect); the target is read before the push.
+pub fn h_call_ind<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let t = op.read(cpu, bus, op.dst)?;
+    call_near(cpu, bus, op, t)
+}
+
+fn call_far<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>, sel: u16, off: u32) -> R {
+    if off > 0xFFFF {
+        return Err(Exception::GP);
+    }
+    let ret = next_ip(cpu, op);
+    push(cpu, bus, op.o32, cpu.sregs[seg::CS] as u32)?;
+    push(cpu, bus, op.o32, ret)?;
+    far_to(cpu, sel, off)
+}
+
+/// CALL ptr16:16 / ptr16:32.
+pub fn h_call_far<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    call_far(cpu, bus, op, op.imm2 as u16, op.imm)
+}
+
+/// CALL m16:16 / m16:32.
+pub fn h_call_far_ind<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let (off, sel) = read_far_ptr(cpu, bus, op)?;
+    call_far(cpu, bus, op, sel, off)
+}
+
+/// RET (`sub` 0) / RETF (`sub` 1), releasing `imm` extra bytes.
+pub fn h_ret<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let ip = pop(cpu, bus, op.o32)?;
+    let ip = if op.o32 { ip } else { ip & 0xFFFF };
+    let cs = if op.sub == 1 {
+        Some(pop(cpu, bus, op.o32)? as u16)
+    } else {
+        None
+    };
+    if ip > 0xFFFF {
+        return Err(Exception::GP);
+    }
+    let sp = cpu.r16(reg::ESP as u8).wrapping_add(op.imm as u16);
+    cpu.set_r16(reg::ESP as u8, sp);
+    if let Some(cs) = cs {
+        cpu.load_seg_real(seg::CS, cs);
+    }
+    cpu.eip = ip;
+    Ok(Flow::Jump)
+}
+
+/// LOOP (0) LOOPE (1) LOOPNE (2) JCXZ/JECXZ (3); the count register is ECX
+/// with a 32-bit address size.
+pub fn h_loop<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
+    let a32 = op.ea.a32;
+    let mask = if a32 { u32::MAX } else { 0xFFFF };
+    let mut cx = cpu.regs[reg::ECX] & mask;
+    let take = if op.sub == 3 {
+        cx == 0
+    } else {
+        cx = cx.wrapping_sub(1) & mask;
+        if a32 {
+            cpu.regs[reg::ECX] = cx;
+        } else {
+            cpu.set_r16(reg::ECX as u8, cx as u16);
+        }
+        cx != 0
+            && match op.sub {
+                1 => cpu.flags.zf(),
+                2 => !cpu.flags.zf(),
+                _ => true,
+            }
+    };
+    if take {
+        branch(cpu, op.o32, rel_target(cpu, op))
+    } else {
+        Ok(Flow::Next)
+    }
+}
+
+/// INT n (0, vector in `imm`), INT3 (1), INTO (2), INT1/ICEBP (3): traps that
+/// push the address of the next instruction.
+pub fn h_int<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let vector = match op.sub {
+        0 => op.imm as u8,
+        1 => Exception::BP.0,
+        2 => {
+            if !cpu.flags.of() {
+                return Ok(Flow::Next);
+            }
+            Exception::OF.0
+        }
+        _ => Exception::DB.0,
+    };
+    let ret = next_ip(cpu, op);
+    push_frame(cpu, bus, vector, ret)?;
+    Ok(Flow::Jump)
+}
+
+/// IRET / IRETD.
+pub fn h_iret<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let n = if op.o32 { 4 } else { 2 };
+    let ip = peek(cpu, bus, op.o32, 0)?;
+    let cs = peek(cpu, bus, op.o32, n)? as u16;
+    let fl = peek(cpu, bus, op.o32, 2 * n)?;
+    let ip = if op.o32 { ip } else { ip & 0xFFFF };
+    if ip > 0xFFFF {
+        return Err(Exception::GP);
+    }
+    let sp = cpu.r16(reg::ESP as u8).wrapping_add(3 * n);
+    cpu.set_r16(reg::ESP as u8, sp);
+    cpu.load_seg_real(seg::CS, cs);
+    cpu.eip = ip;
+    set_flags_from_stack(cpu, fl, op.o32);
+    Ok(Flow::Jump)
+}
+
+/// BOUND r, m: #BR unless lower <= r <= upper (signed).
+pub fn h_bound<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let n = op.w.bytes();
+    let lin = ea::check(cpu, op.ea.seg as usize, op.ea_off(cpu), 2 * n)?;
+    let (idx, lo, hi) = if op.o32 {
+        (
+            op.read(cpu, bus, op.dst)? as i32,
+            bus.read32(lin) as i32,
+            bus.read32(lin.wrapping_add(4)) as i32,
+        )
+    } else {
+        (
+            op.read(cpu, bus, op.dst)? as u16 as i16 as i32,
+            bus.read16(lin) as i16 as i32,
+            bus.read16(lin.wrapping_add(2)) as i16 as i32,
+        )
+    };
+    if idx < lo || idx > hi {
+        return Err(Exception::BR);
+    }
+    Ok(Flow::Next)
+}
+
+/// HLT.
+pub fn h_hlt<B: Bus>(_cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+    Ok(Flow::Halt)
+}
+
+/// CLC (0) STC (1) CMC (2) CLD (3) STD (4) CLI (5) STI (6).
+pub fn h_flagop<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
+    let f = &mut cpu.flags;
+    match op.sub {
+        0 => f.set_cf(false),
+        1 => f.set_cf(true),
+        2 => {
+            let c = f.cf();
+            f.set_cf(!c)
+        }
+        3 => f.set_mask(DF, false),
+        4 => f.set_mask(DF, true),
+        5 => f.set_mask(IF, false),
+        _ => {
+            // Interrupts become deliverable only after the next instruction.
+            if !f.if_() {
+                cpu.shadow = true;
+            }
+            cpu.flags.set_mask(IF, true);
+        }
+    }
+    Ok(Flow::Next)
+}

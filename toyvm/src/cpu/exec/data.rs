@@ -1,0 +1,261 @@
+//! Handlers that move data: MOV and friends, XCHG, LEA, far-pointer loads,
+//! XLAT, the stack (PUSH/POP/PUSHA/POPA/PUSHF/POPF/ENTER/LEAVE), LAHF/SAHF and
+//! SETcc.
+//!
+//! Owns the real-mode rules of these moves (segment loads set base = sel << 4,
+//! MOV SS / POP SS open the interrupt shadow, PUSH SP pushes the old SP, POP
+//! to memory addresses with the incremented SP). It must not do arithmetic
+//! beyond address and stack-pointer updates.
+
+use super::{peek, pop, push};
+use crate::bus::{Bus, Width};
+use crate::cpu::op::{get, put, Flow, Op, Opnd};
+use crate::cpu::{ea, reg, seg, Cpu, Exception, EFLAGS_WRITABLE};
+use shared_ir::flags::{AF, CF, PF, SF, ZF};
+
+type R = Result<Flow, Exception>;
+
+/// Loads a segment register in real mode; SS opens the interrupt shadow.
+#[inline]
+fn load_sreg(cpu: &mut Cpu, s: u8, v: u16) {
+    cpu.load_seg_real(s as usize, v);
+    if s as usize == seg::SS {
+        cpu.shadow = true;
+    }
+}
+
+/// MOV (registers, memory, immediates; segment registers as a source).
+pub fn h_mov<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let v = op.read(cpu, bus, op.src)?;
+    let d = op.loc(cpu, op.dst)?;
+    put(cpu, bus, d, v);
+    Ok(Flow::Next)
+}
+
+/// MOV Sreg, r/m16 (`sub` = segment index; CS was rejected at decode).
+pub fn h_mov_sreg<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let v = op.read(cpu, bus, op.src)?;
+    load_sreg(cpu, op.sub, v as u16);
+    Ok(Flow::Next)
+}
+
+/// MOVZX (0) / MOVSX (1).
+pub fn h_movx<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let v = op.read(cpu, bus, op.src)?;
+    let v = if op.sub == 1 {
+        match op.src.width() {
+            Width::W8 => v as u8 as i8 as i32 as u32,
+            _ => v as u16 as i16 as i32 as u32,
+        }
+    } else {
+        v
+    };
+    let d = op.loc(cpu, op.dst)?;
+    put(cpu, bus, d, v & op.w.mask());
+    Ok(Flow::Next)
+}
+
+/// XCHG.
+pub fn h_xchg<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let d = op.loc(cpu, op.dst)?;
+    let s = op.loc(cpu, op.src)?;
+    let (a, b) = (get(cpu, bus, d), get(cpu, bus, s));
+    put(cpu, bus, d, b);
+    put(cpu, bus, s, a);
+    Ok(Flow::Next)
+}
+
+/// NOP, PAUSE, FWAIT, and the cache/TLB instructions a real-mode 486 treats as
+/// no-ops here (INVD, WBINVD, INVLPG).
+pub fn h_nop<B: Bus>(_cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+    Ok(Flow::Next)
+}
+
+/// LEA: the offset only, truncated to the destination.
+pub fn h_lea<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let off = op.ea_off(cpu);
+    let d = op.loc(cpu, op.dst)?;
+    put(cpu, bus, d, off);
+    Ok(Flow::Next)
+}
+
+/// LES LDS LSS LFS LGS (`sub` = segment index): offset then selector.
+pub fn h_lfar<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let (off, sel) = read_far_ptr(cpu, bus, op)?;
+    let d = op.loc(cpu, op.dst)?;
+    put(cpu, bus, d, off);
+    cpu.load_seg_real(op.sub as usize, sel);
+    Ok(Flow::Next)
+}
+
+/// Reads an m16:16 / m16:32 far pointer at the memory operand (by `o32`).
+pub fn read_far_ptr<B: Bus>(cpu: &Cpu, bus: &mut B, op: &Op<B>) -> Result<(u32, u16), Exception> {
+    let n = if op.o32 { 4 } else { 2 };
+    let lin = ea::check(cpu, op.ea.seg as usize, op.ea_off(cpu), n + 2)?;
+    let off = if op.o32 {
+        bus.read32(lin)
+    } else {
+        bus.read16(lin) as u32
+    };
+    Ok((off, bus.read16(lin.wrapping_add(n))))
+}
+
+/// XLAT: AL = [seg:(E)BX + AL].
+pub fn h_xlat<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let mut off = cpu.regs[reg::EBX].wrapping_add(cpu.r8(0) as u32);
+    if !op.ea.a32 {
+        off &= 0xFFFF;
+    }
+    let lin = ea::check(cpu, op.ea.seg as usize, off, 1)?;
+    let v = bus.read8(lin);
+    cpu.set_r8(0, v);
+    Ok(Flow::Next)
+}
+
+/// PUSH `dst` (a word or dword slot by `o32`; SP pushes its old value).
+pub fn h_push<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let v = op.read(cpu, bus, op.dst)?;
+    push(cpu, bus, op.o32, v)?;
+    Ok(Flow::Next)
+}
+
+/// POP `dst`; a memory destination is addressed with the incremented SP.
+pub fn h_pop<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let v = pop(cpu, bus, op.o32)?;
+    match op.dst {
+        Opnd::Sreg(s) => load_sreg(cpu, s, v as u16),
+        o => {
+            let d = op.loc(cpu, o)?;
+            put(cpu, bus, d, v);
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// PUSHA / PUSHAD: AX CX DX BX (old SP) BP SI DI.
+pub fn h_pusha<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let n: u16 = if op.o32 { 4 } else { 2 };
+    let sp = cpu.r16(reg::ESP as u8);
+    // Check the whole block first so a fault leaves memory untouched.
+    ea::check(cpu, seg::SS, sp.wrapping_sub(n) as u32, n as u32)?;
+    ea::check(cpu, seg::SS, sp.wrapping_sub(8 * n) as u32, n as u32)?;
+    let old_sp = cpu.regs[reg::ESP];
+    for r in 0..8 {
+        let v = if r == reg::ESP { old_sp } else { cpu.regs[r] };
+        push(cpu, bus, op.o32, v)?;
+    }
+    Ok(Flow::Next)
+}
+
+/// POPA / POPAD: DI SI BP (SP skipped) BX DX CX AX.
+pub fn h_popa<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let n: u16 = if op.o32 { 4 } else { 2 };
+    for r in (0..8u8).rev() {
+        if r as usize == reg::ESP {
+            let sp = cpu.r16(reg::ESP as u8).wrapping_add(n);
+            cpu.set_r16(reg::ESP as u8, sp);
+            continue;
+        }
+        let v = pop(cpu, bus, op.o32)?;
+        if op.o32 {
+            cpu.set_r32(r, v);
+        } else {
+            cpu.set_r16(r, v as u16);
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// PUSHF / PUSHFD (VM and RF read as 0).
+pub fn h_pushf<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let f = cpu.flags.bits() & 0x00FC_FFFF;
+    push(cpu, bus, op.o32, f)?;
+    Ok(Flow::Next)
+}
+
+/// POPF / POPFD: real mode loads IOPL and NT too (386 behaviour).
+pub fn h_popf<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let v = pop(cpu, bus, op.o32)?;
+    set_flags_from_stack(cpu, v, op.o32);
+    Ok(Flow::Next)
+}
+
+/// Writes FLAGS (or EFLAGS with `o32`) from a popped value.
+pub fn set_flags_from_stack(cpu: &mut Cpu, v: u32, o32: bool) {
+    let wmask = if o32 {
+        EFLAGS_WRITABLE
+    } else {
+        EFLAGS_WRITABLE & 0xFFFF
+    };
+    let cur = cpu.flags.bits();
+    cpu.flags.set_bits((cur & !wmask) | (v & wmask));
+}
+
+/// LAHF.
+pub fn h_lahf<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+    let f = cpu.flags.bits() as u8;
+    cpu.set_r8(4, f);
+    Ok(Flow::Next)
+}
+
+/// SAHF: SF ZF AF PF CF from AH.
+pub fn h_sahf<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+    let m = SF | ZF | AF | PF | CF;
+    let ah = cpu.r8(4) as u32;
+    let cur = cpu.flags.bits();
+    cpu.flags.set_bits((cur & !m) | (ah & m));
+    Ok(Flow::Next)
+}
+
+/// ENTER imm16, imm8 (the nesting level is taken modulo 32).
+pub fn h_enter<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let level = op.imm2 & 31;
+    let n: u16 = if op.o32 { 4 } else { 2 };
+    push(cpu, bus, op.o32, cpu.regs[reg::EBP])?;
+    let frame = cpu.r16(reg::ESP as u8);
+    if level > 0 {
+        let mut bp = cpu.r16(reg::EBP as u8);
+        for _ in 1..level {
+            bp = bp.wrapping_sub(n);
+            let lin = ea::check(cpu, seg::SS, bp as u32, n as u32)?;
+            let v = if op.o32 {
+                bus.read32(lin)
+            } else {
+                bus.read16(lin) as u32
+            };
+            push(cpu, bus, op.o32, v)?;
+        }
+        push(cpu, bus, op.o32, frame as u32)?;
+    }
+    if op.o32 {
+        cpu.regs[reg::EBP] = frame as u32;
+    } else {
+        cpu.set_r16(reg::EBP as u8, frame);
+    }
+    let sp = cpu.r16(reg::ESP as u8).wrapping_sub(op.imm as u16);
+    cpu.set_r16(reg::ESP as u8, sp);
+    Ok(Flow::Next)
+}
+
+/// LEAVE: SP = BP, then pop BP / EBP.
+pub fn h_leave<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let bp = cpu.r16(reg::EBP as u8);
+    cpu.set_r16(reg::ESP as u8, bp);
+    let v = peek(cpu, bus, op.o32, 0)?;
+    let n = if op.o32 { 4 } else { 2 };
+    cpu.set_r16(reg::ESP as u8, bp.wrapping_add(n));
+    if op.o32 {
+        cpu.regs[reg::EBP] = v;
+    } else {
+        cpu.set_r16(reg::EBP as u8, v as u16);
+    }
+    Ok(Flow::Next)
+}
+
+/// SETcc (`sub` = condition code).
+pub fn h_setcc<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let v = cpu.flags.cond(op.sub) as u32;
+    let d = op.loc(cpu, op.dst)?;
+    put(cpu, bus, d, v);
+    Ok(Flow::Next)
+}

@@ -1,0 +1,255 @@
+//! Handlers for I/O ports, control and debug registers, descriptor-table
+//! registers, CPUID, the x87 escape, the host-service instruction, and the
+//! instructions the model refuses with a stop report.
+//!
+//! Owns the real-mode, 486-with-FPU view of the system instructions (CPUID
+//! identity, CR0 rules, the EM/TS checks before x87). It must not implement x87
+//! arithmetic: D8-DF go to `cpu::fpu`, which owns that.
+
+use crate::bus::Bus;
+use crate::cpu::fpu::{FpuContext, FpuMemory};
+use crate::cpu::op::{put, Flow, Op, Opnd};
+use crate::cpu::{cr0, ea, reg, seg, Cpu, Exception};
+
+type R = Result<Flow, Exception>;
+
+/// Why a [`h_stop`] op stops, indexed by `sub`.
+pub const STOP_MESSAGES: [&str; 3] = [
+    "unsupported: LOADALL",
+    "protected mode not modelled: CR0.PE would be set",
+    "unsupported: test registers (MOV TRn) are not modelled",
+];
+
+fn port<B: Bus>(cpu: &Cpu, op: &Op<B>, o: Opnd) -> u16 {
+    match o {
+        Opnd::Imm => op.imm as u16,
+        _ => cpu.r16(reg::EDX as u8),
+    }
+}
+
+/// IN acc, imm8/DX. The device sees the guest clock of this dispatch.
+pub fn h_in<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let p = port(cpu, op, op.src);
+    let v = bus.io_read(p, op.w, cpu.clock) & op.w.mask();
+    let d = op.loc(cpu, op.dst)?;
+    put(cpu, bus, d, v);
+    Ok(Flow::Next)
+}
+
+/// OUT imm8/DX, acc.
+pub fn h_out<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let p = port(cpu, op, op.dst);
+    let v = op.read(cpu, bus, op.src)?;
+    bus.io_write(p, op.w, v, cpu.clock);
+    Ok(Flow::Next)
+}
+
+fn write_cr0(cpu: &mut Cpu, v: u32) -> R {
+    if v & cr0::PE != 0 {
+        return Ok(Flow::Stop(STOP_MESSAGES[1].into()));
+    }
+    if v & 0x8000_0000 != 0 {
+        // PG without PE.
+        return Err(Exception::GP);
+    }
+    cpu.cr0 = v | cr0::ET;
+    Ok(Flow::Next)
+}
+
+/// MOV r32, CRn (0) / MOV CRn, r32 (1) / MOV r32, DRn (2) / MOV DRn, r32 (3);
+/// `imm` = n (CR1/CR4+ were rejected at decode; DR4/DR5 alias DR6/DR7).
+pub fn h_movcr<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
+    let n = op.imm as usize & 7;
+    let dn = if n == 4 || n == 5 { n + 2 } else { n };
+    let r = match op.sub {
+        0 | 2 => match op.dst {
+            Opnd::R32(r) => r,
+            _ => 0,
+        },
+        _ => match op.src {
+            Opnd::R32(r) => r,
+            _ => 0,
+        },
+    };
+    match op.sub {
+        0 => {
+            let v = match n {
+                0 => cpu.cr0,
+                2 => cpu.cr2,
+                _ => cpu.cr3,
+            };
+            cpu.set_r32(r, v);
+        }
+        1 => {
+            let v = cpu.r32(r);
+            match n {
+                0 => return write_cr0(cpu, v),
+                2 => cpu.cr2 = v,
+                _ => cpu.cr3 = v,
+            }
+        }
+        2 => cpu.set_r32(r, cpu.dr[dn]),
+        _ => cpu.dr[dn] = cpu.r32(r),
+    }
+    Ok(Flow::Next)
+}
+
+/// CLTS.
+pub fn h_clts<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+    cpu.cr0 &= !cr0::TS;
+    Ok(Flow::Next)
+}
+
+/// SMSW r/m (a 32-bit register receives all of CR0).
+pub fn h_smsw<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let d = op.loc(cpu, op.dst)?;
+    put(cpu, bus, d, cpu.cr0);
+    Ok(Flow::Next)
+}
+
+/// LMSW r/m16: loads PE MP EM TS; it cannot clear PE.
+pub fn h_lmsw<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let v = op.read(cpu, bus, op.dst)? & 0xF;
+    let nv = (cpu.cr0 & !0xE) | v;
+    if nv & cr0::PE != 0 {
+        return Ok(Flow::Stop(STOP_MESSAGES[1].into()));
+    }
+    cpu.cr0 = nv;
+    Ok(Flow::Next)
+}
+
+/// LGDT (0) LIDT (1) SGDT (2) SIDT (3): limit word then base dword (a 16-bit
+/// operand size loads 24 base bits and stores the fourth byte as 0).
+pub fn h_dtr<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let lin = ea::check(cpu, op.ea.seg as usize, op.ea_off(cpu), 6)?;
+    let base_mask = if op.o32 { u32::MAX } else { 0x00FF_FFFF };
+    match op.sub {
+        0 | 1 => {
+            let limit = bus.read16(lin);
+            let base = bus.read32(lin.wrapping_add(2)) & base_mask;
+            if op.sub == 0 {
+                (cpu.gdt_base, cpu.gdt_limit) = (base, limit);
+            } else {
+                (cpu.idt_base, cpu.idt_limit) = (base, limit);
+            }
+        }
+        _ => {
+            let (base, limit) = if op.sub == 2 {
+                (cpu.gdt_base, cpu.gdt_limit)
+            } else {
+                (cpu.idt_base, cpu.idt_limit)
+            };
+            bus.write16(lin, limit);
+            bus.write32(lin.wrapping_add(2), base & base_mask);
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// CPUID: a 486DX4-class part with an on-chip FPU and nothing newer.
+pub fn h_cpuid<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+    let (a, b, c, d) = match cpu.regs[reg::EAX] {
+        // "GenuineIntel" in EBX EDX ECX.
+        0 => (1, 0x756E_6547, 0x6C65_746E, 0x4965_6E69),
+        // Family 4, model 8, stepping 0; EDX bit 0: FPU on chip.
+        1 => (0x0000_0480, 0, 0, 0x0000_0001),
+        _ => (0, 0, 0, 0),
+    };
+    cpu.regs[reg::EAX] = a;
+    cpu.regs[reg::EBX] = b;
+    cpu.regs[reg::ECX] = c;
+    cpu.regs[reg::EDX] = d;
+    Ok(Flow::Next)
+}
+
+/// FWAIT: #NM when MP and TS are both set, otherwise nothing to wait for.
+pub fn h_wait<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+    if cpu.cr0 & (cr0::MP | cr0::TS) == (cr0::MP | cr0::TS) {
+        return Err(Exception::NM);
+    }
+    Ok(Flow::Next)
+}
+
+/// The x87 memory operand as the FPU sees it: segment-limit checked, never
+/// wrapping inside the segment.
+struct FpuMem<'a, B> {
+    bus: &'a mut B,
+    base: u32,
+    off: u32,
+    fault: Exception,
+}
+
+impl<B: Bus> FpuMem<'_, B> {
+    fn lin(&self, disp: u32, n: usize) -> Result<u32, Exception> {
+        let start = self.off as u64 + disp as u64;
+        if n > 0 && start + n as u64 - 1 > 0xFFFF {
+            return Err(self.fault);
+        }
+        Ok(self.base.wrapping_add(start as u32))
+    }
+}
+
+impl<B: Bus> FpuMemory for FpuMem<'_, B> {
+    fn read(&mut self, disp: u32, buf: &mut [u8]) -> Result<(), Exception> {
+        let a = self.lin(disp, buf.len())?;
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = self.bus.read8(a.wrapping_add(i as u32));
+        }
+        Ok(())
+    }
+    fn write(&mut self, disp: u32, buf: &[u8]) -> Result<(), Exception> {
+        let a = self.lin(disp, buf.len())?;
+        for (i, b) in buf.iter().enumerate() {
+            self.bus.write8(a.wrapping_add(i as u32), *b);
+        }
+        Ok(())
+    }
+}
+
+/// D8-DF: #NM when CR0.EM or CR0.TS is set; otherwise the FPU executes it with
+/// a window on the memory operand.
+pub fn h_fpu<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    if cpu.cr0 & (cr0::EM | cr0::TS) != 0 {
+        return Err(Exception::NM);
+    }
+    let Some(ins) = op.x87.as_deref() else {
+        return Err(Exception::UD);
+    };
+    let has_mem = matches!(op.dst, Opnd::Mem(_));
+    let s = op.ea.seg as usize;
+    let off = op.ea_off(cpu);
+    let mut mem = FpuMem {
+        bus,
+        base: cpu.sbase[s],
+        off,
+        fault: ea::overrun(cpu, s),
+    };
+    let (cs, ip, data_seg) = (cpu.sregs[seg::CS], cpu.eip, cpu.sregs[s]);
+    let Cpu { fpu, regs, .. } = cpu;
+    let cx = FpuContext {
+        mem: if has_mem { Some(&mut mem) } else { None },
+        eax: &mut regs[reg::EAX],
+        op32: op.o32,
+        cs,
+        ip,
+        data_seg,
+        data_off: if has_mem { off } else { 0 },
+    };
+    fpu.execute(ins, cx)?;
+    Ok(Flow::Next)
+}
+
+/// The host-service instruction `FE 38 lo hi` inside the BIOS ROM window.
+pub fn h_hostcall<B: Bus>(_cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
+    Ok(Flow::HostCall(op.imm as u16))
+}
+
+/// Instructions the model cannot express (`sub` indexes [`STOP_MESSAGES`]).
+pub fn h_stop<B: Bus>(_cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
+    Ok(Flow::Stop(STOP_MESSAGES[op.sub as usize].into()))
+}
+
+/// Raises #UD (kept as a handler so L1 can cache an undefined opcode as an Op).
+pub fn h_ud<B: Bus>(_cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+    Err(Exception::UD)
+}

@@ -1,0 +1,258 @@
+//! The real-mode 386-class CPU: architectural state and its vocabulary.
+//!
+//! This module owns the register file, segment state, control registers, the
+//! guest clock, the exception vocabulary and the small accessors machines and
+//! services use (registers by width, linear addresses, stack pushes). Instruction
+//! semantics live in the submodules; arithmetic and flags come from `shared_ir`.
+//! It must not know about DOS, BIOS or devices: it talks to the world only
+//! through [`crate::bus::Bus`].
+
+pub mod decode;
+pub mod ea;
+pub mod exec;
+pub mod fpu;
+pub mod interrupt;
+pub mod l0;
+pub mod op;
+pub mod string;
+
+use crate::bus::Bus;
+use shared_ir::flags::LazyFlags;
+
+pub use l0::{StepOutcome, StopReason};
+
+/// General register indices in x86 encoding order.
+pub mod reg {
+    pub const EAX: usize = 0;
+    pub const ECX: usize = 1;
+    pub const EDX: usize = 2;
+    pub const EBX: usize = 3;
+    pub const ESP: usize = 4;
+    pub const EBP: usize = 5;
+    pub const ESI: usize = 6;
+    pub const EDI: usize = 7;
+}
+
+/// Segment register indices in x86 encoding order.
+pub mod seg {
+    pub const ES: usize = 0;
+    pub const CS: usize = 1;
+    pub const SS: usize = 2;
+    pub const DS: usize = 3;
+    pub const FS: usize = 4;
+    pub const GS: usize = 5;
+}
+
+/// An architectural exception vector (real mode delivers it through the IVT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Exception(pub u8);
+
+impl Exception {
+    pub const DE: Exception = Exception(0);
+    pub const DB: Exception = Exception(1);
+    pub const BP: Exception = Exception(3);
+    pub const OF: Exception = Exception(4);
+    pub const BR: Exception = Exception(5);
+    pub const UD: Exception = Exception(6);
+    pub const NM: Exception = Exception(7);
+    pub const DF: Exception = Exception(8);
+    pub const SS: Exception = Exception(12);
+    pub const GP: Exception = Exception(13);
+    pub const MF: Exception = Exception(16);
+}
+
+/// CR0 bits the model cares about.
+pub mod cr0 {
+    pub const PE: u32 = 1 << 0;
+    pub const MP: u32 = 1 << 1;
+    pub const EM: u32 = 1 << 2;
+    pub const TS: u32 = 1 << 3;
+    /// Extension type: hard-wired to 1 on a 486 with an FPU.
+    pub const ET: u32 = 1 << 4;
+    pub const NE: u32 = 1 << 5;
+}
+
+/// Architectural state of the CPU.
+#[derive(Clone, Debug)]
+pub struct Cpu {
+    /// EAX ECX EDX EBX ESP EBP ESI EDI.
+    pub regs: [u32; 8],
+    /// ES CS SS DS FS GS selectors.
+    pub sregs: [u16; 6],
+    /// Segment bases (real mode: selector << 4).
+    pub sbase: [u32; 6],
+    /// Instruction pointer (IP in the low 16 bits in real mode).
+    pub eip: u32,
+    /// FLAGS/EFLAGS as a lazy record.
+    pub flags: LazyFlags,
+    /// The x87 FPU.
+    pub fpu: fpu::Fpu,
+    /// CR0 (PE stays 0: protected mode is not modelled).
+    pub cr0: u32,
+    /// CR2 and CR3: stored and read back, otherwise inert (no paging in real mode).
+    pub cr2: u32,
+    pub cr3: u32,
+    /// Debug registers DR0-DR7 (stored only; breakpoints are not modelled).
+    pub dr: [u32; 8],
+    /// Interrupt descriptor table register (real mode: the IVT base and limit).
+    pub idt_base: u32,
+    pub idt_limit: u16,
+    /// GDTR: loadable and storable in real mode, unused until protected mode.
+    pub gdt_base: u32,
+    pub gdt_limit: u16,
+    /// The guest clock: dispatches since reset (ARCHITECTURE.md invariant 1).
+    pub clock: u64,
+    /// No interrupt is accepted at the next instruction boundary (after STI,
+    /// MOV SS, POP SS).
+    pub shadow: bool,
+    /// The CPU executed HLT and waits for an interrupt.
+    pub halted: bool,
+    /// Vector raised for a stack-segment limit overrun: 12 (#SS) on a 386. The
+    /// 286 conformance data shows 13; its harness flips this to compare.
+    pub ss_fault_vector: u8,
+}
+
+impl Default for Cpu {
+    fn default() -> Self {
+        Cpu::new()
+    }
+}
+
+/// EFLAGS bits POPF/IRET can change in real mode (IOPL and NT included, as on a
+/// 386; AC and ID toggle as on a 486; VM and RF cannot be set this way).
+pub const EFLAGS_WRITABLE: u32 = 0x0024_7FD5;
+
+impl Cpu {
+    /// Reset state as this lab defines it: every register, selector and base
+    /// zero (the caller sets CS:IP), FLAGS = 0x0002, CR0 = ET, IVT at 0 with
+    /// limit 0x3FF, FPU as after FNINIT, clock 0.
+    pub fn new() -> Cpu {
+        Cpu {
+            regs: [0; 8],
+            sregs: [0; 6],
+            sbase: [0; 6],
+            eip: 0,
+            flags: LazyFlags::default(),
+            fpu: fpu::Fpu::new(),
+            cr0: cr0::ET,
+            cr2: 0,
+            cr3: 0,
+            dr: [0, 0, 0, 0, 0, 0, 0xFFFF_0FF0, 0x0000_0400],
+            idt_base: 0,
+            idt_limit: 0x3FF,
+            gdt_base: 0,
+            gdt_limit: 0xFFFF,
+            clock: 0,
+            shadow: false,
+            halted: false,
+            ss_fault_vector: 12,
+        }
+    }
+
+    /// Loads a segment register as real mode does: selector and base = sel << 4.
+    #[inline]
+    pub fn load_seg_real(&mut self, s: usize, sel: u16) {
+        self.sregs[s] = sel;
+        self.sbase[s] = (sel as u32) << 4;
+    }
+
+    /// Sets CS:IP (a far jump as the machine performs it).
+    pub fn set_cs_ip(&mut self, cs: u16, ip: u16) {
+        self.load_seg_real(seg::CS, cs);
+        self.eip = ip as u32;
+    }
+
+    /// Linear address of `seg:off` (no limit check).
+    #[inline(always)]
+    pub fn linear(&self, s: usize, off: u32) -> u32 {
+        self.sbase[s].wrapping_add(off)
+    }
+
+    /// 8-bit register by encoding (AL CL DL BL AH CH DH BH).
+    #[inline(always)]
+    pub fn r8(&self, i: u8) -> u8 {
+        let i = i as usize & 7;
+        if i < 4 {
+            self.regs[i] as u8
+        } else {
+            (self.regs[i - 4] >> 8) as u8
+        }
+    }
+    /// Writes an 8-bit register by encoding.
+    #[inline(always)]
+    pub fn set_r8(&mut self, i: u8, v: u8) {
+        let i = i as usize & 7;
+        if i < 4 {
+            self.regs[i] = (self.regs[i] & !0xFF) | v as u32;
+        } else {
+            self.regs[i - 4] = (self.regs[i - 4] & !0xFF00) | (v as u32) << 8;
+        }
+    }
+    /// 16-bit register by encoding (AX CX DX BX SP BP SI DI).
+    #[inline(always)]
+    pub fn r16(&self, i: u8) -> u16 {
+        self.regs[i as usize & 7] as u16
+    }
+    /// Writes a 16-bit register, keeping the upper half.
+    #[inline(always)]
+    pub fn set_r16(&mut self, i: u8, v: u16) {
+        let r = &mut self.regs[i as usize & 7];
+        *r = (*r & 0xFFFF_0000) | v as u32;
+    }
+    /// 32-bit register by encoding.
+    #[inline(always)]
+    pub fn r32(&self, i: u8) -> u32 {
+        self.regs[i as usize & 7]
+    }
+    /// Writes a 32-bit register.
+    #[inline(always)]
+    pub fn set_r32(&mut self, i: u8, v: u32) {
+        self.regs[i as usize & 7] = v;
+    }
+
+    /// The IP (low 16 bits of EIP).
+    #[inline(always)]
+    pub fn ip(&self) -> u16 {
+        self.eip as u16
+    }
+
+    /// FLAGS/EFLAGS as a value.
+    #[inline]
+    pub fn eflags(&self) -> u32 {
+        self.flags.bits()
+    }
+
+    /// Replaces FLAGS/EFLAGS (only architecturally writable bits stick).
+    #[inline]
+    pub fn set_eflags(&mut self, v: u32) {
+        self.flags.set_bits(v & EFLAGS_WRITABLE);
+    }
+
+    /// Pushes a word on SS:SP, honouring the 16-bit SP wrap. Fails (and changes
+    /// nothing) when the word would straddle offset 0xFFFF.
+    pub fn push16<B: Bus>(&mut self, bus: &mut B, v: u16) -> Result<(), Exception> {
+        let sp = self.r16(reg::ESP as u8).wrapping_sub(2);
+        let lin = ea::check(self, seg::SS, sp as u32, 2)?;
+        bus.write16(lin, v);
+        self.set_r16(reg::ESP as u8, sp);
+        Ok(())
+    }
+
+    /// Pops a word from SS:SP, honouring the 16-bit SP wrap.
+    pub fn pop16<B: Bus>(&mut self, bus: &mut B) -> Result<u16, Exception> {
+        let sp = self.r16(reg::ESP as u8);
+        let lin = ea::check(self, seg::SS, sp as u32, 2)?;
+        let v = bus.read16(lin);
+        self.set_r16(reg::ESP as u8, sp.wrapping_add(2));
+        Ok(v)
+    }
+
+    /// Delivers an external or host-requested interrupt through the IVT: pushes
+    /// FLAGS, CS, IP; clears IF and TF; loads CS:IP; leaves the halted state.
+    /// Costs no dispatch. The caller checks IF and [`Cpu::shadow`] first.
+    pub fn interrupt<B: Bus>(&mut self, bus: &mut B, vector: u8) -> Result<(), StopReason> {
+        self.halted = false;
+        let ip = self.eip;
+        interrupt::deliver_event(self, bus, vector, ip)
+    }
+}

@@ -1,0 +1,344 @@
+//! Compiling a block: guest code decoded once into threaded form.
+//!
+//! A block starts at (CS base, IP) and runs straight until an instruction
+//! that ends it (control transfer, REP string, HLT, host call, IF/shadow
+//! changes, an x87 op is fine), the size cap, or a byte it may not cache
+//! (device window, volatile byte). Each instruction keeps the CPU decoder's
+//! `Op` (same handler, same operands: semantics are shared by construction)
+//! plus its IP, the next IP and its class bits. A block also records the
+//! physical bytes it came from and what spin shape it has.
+//!
+//! This module owns block formation and the block record; it must not run
+//! guest code or decide retirement.
+
+use super::classify::{self, IN, INVALID, JREL, PURE, TERM};
+use super::kinds::{self, Kinds};
+use super::smc::{Smc, CODE_LIMIT};
+use super::tracked::Tracked;
+use crate::bus::{Bus, EngineBus, Width};
+use crate::cpu::decode::{self, MAX_LEN};
+use crate::cpu::op::{Op, Opnd};
+use iced_x86::{Mnemonic as M, OpKind, Register};
+
+/// Most instructions in one block.
+pub const MAX_OPS: usize = 64;
+/// "No block" in links and caches.
+pub const NONE: u32 = u32::MAX;
+
+/// One threaded op: the CPU's decoded Op and what L1 needs around it.
+pub struct TOp<B> {
+    pub op: Op<Tracked<B>>,
+    /// IP of this instruction.
+    pub ip: u32,
+    /// IP of the next one (wrapping at 64 KiB).
+    pub next_ip: u32,
+    /// `classify` bits.
+    pub class: u16,
+    /// `kinds` kind of the handler (GENERIC: call through the pointer).
+    pub kind: u8,
+}
+
+/// The spin shape of a block that branches back to its own head.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spin {
+    None,
+    /// Every op is `PURE`: with memory unchanged, an iteration that ends in
+    /// the state it began with repeats forever (checked at run time).
+    Mem,
+    /// `IN acc, port` at `in_idx`, then ops on the accumulator only, then
+    /// the branch back: the branch depends on the port value under `mask`.
+    Port {
+        in_idx: u8,
+        mask: u32,
+        w: Width,
+    },
+    /// `LOOP $`: a delay loop of CX (ECX with a 32-bit address size)
+    /// dispatches whose end state is known in advance.
+    Count,
+}
+
+/// A compiled block.
+pub struct Block<B> {
+    /// `key(cs_base, ip)` of its first instruction.
+    pub key: u64,
+    pub cs_base: u32,
+    pub valid: bool,
+    pub ops: Vec<TOp<B>>,
+    /// Physical bytes the ops were decoded from (half-open, merged).
+    pub ranges: Vec<(u32, u32)>,
+    /// Successor cache: [fall-through, taken/indirect].
+    pub link: [u32; 2],
+    pub spin: Spin,
+    /// Guest clock when it was compiled.
+    pub born: u64,
+    /// The bytes of `ranges` as compiled.
+    pub src: Vec<u8>,
+    /// `L1::epoch` when its bytes were last known to match memory.
+    pub epoch: u32,
+}
+
+/// The cache key of code at `cs_base:ip` (real mode: the code size is always
+/// 16 bits, so base and IP name the code completely).
+#[inline(always)]
+pub fn key(cs_base: u32, ip: u32) -> u64 {
+    (cs_base as u64) << 32 | ip as u64
+}
+
+/// Physical addresses of the 15-byte fetch window at `cs_base:ip` (the fetch
+/// wraps at the end of the segment, as `l0::fetch` does).
+fn window<B: EngineBus>(bus: &Tracked<B>, cs_base: u32, ip: u32) -> [u32; MAX_LEN] {
+    let mut p = [0u32; MAX_LEN];
+    for (i, x) in p.iter_mut().enumerate() {
+        *x = bus.phys(cs_base.wrapping_add(ip.wrapping_add(i as u32) & 0xFFFF));
+    }
+    p
+}
+
+/// Whether every byte of the window can be read without side effects and
+/// cached.
+fn cacheable<B: EngineBus>(bus: &Tracked<B>, p: &[u32; MAX_LEN]) -> bool {
+    let mut i = 0;
+    while i < MAX_LEN {
+        let s = p[i];
+        let mut j = i + 1;
+        while j < MAX_LEN && p[j] == p[j - 1].wrapping_add(1) {
+            j += 1;
+        }
+        let e = p[j - 1].wrapping_add(1);
+        if e > CODE_LIMIT || s >= e || !bus.code_cacheable(s, e) {
+            return false;
+        }
+        i = j;
+    }
+    true
+}
+
+fn push_range(ranges: &mut Vec<(u32, u32)>, p: u32) {
+    if let Some(last) = ranges.last_mut() {
+        if last.1 == p {
+            last.1 = p + 1;
+            return;
+        }
+        if last.0 <= p && p < last.1 {
+            return;
+        }
+    }
+    ranges.push((p, p + 1));
+}
+
+/// The bytes of physical `ranges` (plain memory: reading has no effect).
+pub fn read_ranges<B: EngineBus>(bus: &mut Tracked<B>, ranges: &[(u32, u32)]) -> Vec<u8> {
+    let mut v = Vec::new();
+    for &(s, e) in ranges {
+        for p in s..e {
+            v.push(bus.read8(p));
+        }
+    }
+    v
+}
+
+/// The result of compiling at one address.
+pub struct Compiled<B> {
+    pub ops: Vec<TOp<B>>,
+    pub ranges: Vec<(u32, u32)>,
+    /// The bytes of `ranges`, in order, as compiled.
+    pub src: Vec<u8>,
+    pub spin: Spin,
+}
+
+/// Decodes a block at `cs_base:ip`. Returns `None` when the first
+/// instruction cannot be cached (the caller runs it uncached).
+pub fn compile<B: EngineBus>(
+    bus: &mut Tracked<B>,
+    smc: &Smc,
+    kinds: &Kinds,
+    cs_base: u32,
+    ip0: u32,
+    max_ops: usize,
+) -> Option<Compiled<B>> {
+    let mut ops: Vec<TOp<B>> = Vec::new();
+    let mut ranges = Vec::new();
+    let mut ip = ip0;
+    while ops.len() < max_ops {
+        let p = window(bus, cs_base, ip);
+        if !cacheable(bus, &p) {
+            break;
+        }
+        let mut bytes = [0u8; MAX_LEN];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = bus.read8(cs_base.wrapping_add(ip.wrapping_add(i as u32) & 0xFFFF));
+        }
+        // Mirrors l0::is_hostcall: the host-service bytes inside the ROM window.
+        let lin = cs_base.wrapping_add(ip);
+        let hostcall = bytes[0] == 0xFE && bytes[1] == 0x38 && (0xF_0000..0x10_0000).contains(&lin);
+        let (op, class) = if hostcall {
+            (
+                decode::hostcall::<Tracked<B>>(&bytes),
+                classify::HOSTCALL_CLASS,
+            )
+        } else {
+            let op = decode_op::<B>(&bytes, ip);
+            let ins = classify::iced(&bytes, ip);
+            let c = classify::classify(&ins, &op, false);
+            (op, c)
+        };
+        let dep = if class & INVALID != 0 {
+            MAX_LEN
+        } else {
+            op.len as usize
+        };
+        if p[..dep].iter().any(|&x| smc.is_volatile(x)) {
+            break;
+        }
+        for &x in &p[..dep] {
+            push_range(&mut ranges, x);
+        }
+        let next_ip = ip.wrapping_add(op.len as u32) & 0xFFFF;
+        let kind = if class & classify::SAFE != 0 {
+            kinds.of(&op)
+        } else {
+            kinds::GENERIC
+        };
+        ops.push(TOp {
+            op,
+            ip,
+            next_ip,
+            class,
+            kind,
+        });
+        if class & TERM != 0 {
+            break;
+        }
+        ip = next_ip;
+    }
+    if ops.is_empty() {
+        return None;
+    }
+    let spin = spin_shape(&ops, ip0);
+    let src = read_ranges(bus, &ranges);
+    Some(Compiled {
+        ops,
+        ranges,
+        src,
+        spin,
+    })
+}
+
+/// The CPU decoder, as L1 calls it (one call site, so the handler pointers
+/// `kinds` records are the ones blocks get).
+pub fn decode_op<B: EngineBus>(bytes: &[u8; MAX_LEN], ip: u32) -> Op<Tracked<B>> {
+    decode::decode::<Tracked<B>>(bytes, ip)
+}
+
+/// The static target of a `JREL` op (None if it would be #GP).
+pub fn rel_target<B>(t: &TOp<B>) -> Option<u32> {
+    let target = t.next_ip.wrapping_add(t.op.imm);
+    if t.op.o32 {
+        (target <= 0xFFFF).then_some(target)
+    } else {
+        Some(target & 0xFFFF)
+    }
+}
+
+/// Recognises the spin shapes of `spin::` folds.
+fn spin_shape<B>(ops: &[TOp<B>], head: u32) -> Spin {
+    let last = ops.last().unwrap();
+    if last.class & JREL == 0 || rel_target(last) != Some(head) {
+        return Spin::None;
+    }
+    // LOOP $ counts down; other LOOP/JCXZ shapes are not spins.
+    if is_loop_op(last) {
+        let i = last
+            .op
+            .bytes
+            .iter()
+            .position(|&x| x == 0xE2 || x == 0xE0 || x == 0xE1 || x == 0xE3);
+        let plain_loop = i.is_some_and(|i| last.op.bytes[i] == 0xE2);
+        return if ops.len() == 1 && plain_loop {
+            Spin::Count
+        } else {
+            Spin::None
+        };
+    }
+    let body = &ops[..ops.len() - 1];
+    if body.iter().all(|t| t.class & PURE != 0) {
+        return Spin::Mem;
+    }
+    port_shape(body)
+}
+
+fn is_loop_op<B>(t: &TOp<B>) -> bool {
+    let b = &t.op.bytes;
+    let i = b
+        .iter()
+        .position(|&x| {
+            !matches!(
+                x,
+                0x66 | 0x67 | 0x26 | 0x2E | 0x36 | 0x3E | 0x64 | 0x65 | 0xF2 | 0xF3
+            )
+        })
+        .unwrap_or(0);
+    matches!(b[i], 0xE0..=0xE3)
+}
+
+/// `[IN acc, port]` followed by TEST/AND/CMP/OR on the accumulator with an
+/// immediate, the accumulator itself, or a register the body never writes
+/// (nothing but the accumulator and the flags is written). The branch then
+/// depends only on the value read under `mask`: the AND immediate when the
+/// first op masks the accumulator, the TEST immediate when it is the only op,
+/// else every bit.
+fn port_shape<B>(body: &[TOp<B>]) -> Spin {
+    if body.is_empty() || body[0].class & IN == 0 {
+        return Spin::None;
+    }
+    let inop = &body[0];
+    let w = inop.op.w;
+    let acc = match inop.op.dst {
+        Opnd::R8(0) | Opnd::R16(0) | Opnd::R32(0) => inop.op.dst,
+        _ => return Spin::None,
+    };
+    let mut mask = w.mask();
+    for (k, t) in body[1..].iter().enumerate() {
+        let ins = classify::iced(&t.op.bytes, t.ip);
+        let m = ins.mnemonic();
+        if !matches!(m, M::Test | M::And | M::Cmp | M::Or) || ins.op_count() != 2 || t.op.dst != acc
+        {
+            return Spin::None;
+        }
+        match ins.op1_kind() {
+            OpKind::Immediate8
+            | OpKind::Immediate16
+            | OpKind::Immediate32
+            | OpKind::Immediate8to16
+            | OpKind::Immediate8to32 => {
+                let first_and = k == 0 && m == M::And;
+                let only_test = k == 0 && m == M::Test && body.len() == 2;
+                if first_and || only_test {
+                    mask = t.op.imm & w.mask();
+                }
+            }
+            OpKind::Register => {
+                let r = ins.op1_register();
+                if t.op.src != acc && overlaps_acc(r, w) {
+                    return Spin::None;
+                }
+            }
+            _ => return Spin::None,
+        }
+    }
+    if mask == 0 {
+        return Spin::None;
+    }
+    Spin::Port { in_idx: 0, mask, w }
+}
+
+/// Whether register `r` shares bits with the accumulator of width `w`.
+fn overlaps_acc(r: Register, w: Width) -> bool {
+    match w {
+        Width::W8 => matches!(r, Register::AL | Register::AX | Register::EAX),
+        _ => matches!(
+            r,
+            Register::AL | Register::AH | Register::AX | Register::EAX
+        ),
+    }
+}

@@ -1,0 +1,512 @@
+//! L1: the threaded tier. Guest code is decoded once into blocks of the CPU
+//! decoder's `Op`s and run by one dispatch loop, exactly as L0 would run it.
+//!
+//! Owns the block cache (keyed by CS base and IP), the links and the
+//! direct-mapped cache that find the next block, self-modifying-code
+//! retirement (with `smc`), spin folds (with `spin`), the counters, and the
+//! engine API glue ([`engine`]). Instruction semantics are the CPU's handlers,
+//! called through the same `Op`s L0 builds; L1 must not implement any
+//! instruction itself, and must never let the guest observe that it exists:
+//! dispatch counts, state, port reads and interrupts land exactly as under L0
+//! (docs/l1.md gives the argument; `toyvm/tests/l1_*.rs` check it).
+//!
+//! Submodules: `block` (compiling), `classify` (per-instruction facts),
+//! `kinds` (direct calls by handler identity, fused closing branches), `run`
+//! (the dispatch loop), `smc` (code bits, volatility), `spin` (folds),
+//! `tracked` (the store monitor), `engine` (the engine API and L0), `dos`
+//! (L1 as the DOS session's engine), `conformance` (L1 under the
+//! SingleStepTests runner), `flat` (a flat test bus), `harness` (a small
+//! session over the flat bus).
+
+pub mod block;
+pub mod classify;
+pub mod conformance;
+pub mod dos;
+pub mod engine;
+pub mod flat;
+pub mod harness;
+pub mod kinds;
+mod run;
+pub mod smc;
+pub mod spin;
+pub mod tracked;
+
+pub use engine::{Engine, EngineExit, L0};
+pub use flat::FlatBus;
+
+use crate::bus::EngineBus;
+use crate::cpu::Cpu;
+use block::{Block, Compiled, NONE};
+use smc::{CodeBits, Smc};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use tracked::Tracked;
+
+/// Deterministic, performance-only figures (they never feed back into guest
+/// time). Every field is a pure function of the guest run and the sequence of
+/// `stop_at` values the session passed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Counters {
+    /// Guest dispatches retired inside `run` (clock advanced by L1).
+    pub dispatches: u64,
+    /// Threaded ops executed (cached Ops dispatched by the loop; a REP
+    /// element is one).
+    pub threaded_ops: u64,
+    /// Instructions run through the uncached path (fetch and decode each
+    /// time): volatile code, device windows, single-step mode, shadow steps.
+    pub uncached_steps: u64,
+    /// Dispatches skipped by spin folds (counted in `dispatches` too).
+    pub spin_dispatches: u64,
+    /// Spin folds taken.
+    pub spin_folds: u64,
+    /// Blocks compiled, and the instructions in them.
+    pub blocks_compiled: u64,
+    pub instructions_compiled: u64,
+    /// Guest stores into code bytes.
+    pub smc_stores: u64,
+    /// Blocks retired because the guest stored into them.
+    pub smc_retired: u64,
+    /// Blocks retired because the host wrote into them (logged writes).
+    pub host_retired: u64,
+    /// Blocks compared with memory after host code ran, and those found
+    /// changed (unlogged host writes: program loads, XMS, EMS).
+    pub verified: u64,
+    pub stale_retired: u64,
+    /// Whole-cache flushes.
+    pub flushes: u64,
+    /// Block transitions found through a link, the direct-mapped cache, the
+    /// map, or by compiling.
+    pub link_hits: u64,
+    pub dm_hits: u64,
+    pub map_hits: u64,
+    /// Calls of `run`, and how they ended.
+    pub runs: u64,
+    pub exits_reached: u64,
+    pub exits_attention: u64,
+    pub exits_other: u64,
+}
+
+impl Counters {
+    /// Threaded-op dispatches per guest dispatch.
+    pub fn ops_per_dispatch(&self) -> f64 {
+        if self.dispatches == 0 {
+            0.0
+        } else {
+            self.threaded_ops as f64 / self.dispatches as f64
+        }
+    }
+}
+
+/// Tunables (the defaults are what the measurements in docs/l1.md used).
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Most instructions per block.
+    pub max_ops: usize,
+    /// Fold spin loops.
+    pub spin: bool,
+    /// Follow links between blocks (off: every transition looks up).
+    pub links: bool,
+    /// Guest stores into a code byte before it is volatile (0: never).
+    pub volatile_hits: u8,
+    /// Live blocks above which the cache is flushed.
+    pub max_live: usize,
+    /// Call the hottest handlers directly (`kinds`) instead of through the
+    /// Op's pointer.
+    pub direct_calls: bool,
+    /// Run a block's closing Jcc/JMP/LOOP fused with the op before it (one
+    /// threaded dispatch for the pair).
+    pub fuse: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_ops: block::MAX_OPS,
+            spin: true,
+            links: true,
+            volatile_hits: smc::VOLATILE_HITS,
+            max_live: smc::MAX_LIVE_BLOCKS,
+            direct_calls: true,
+            fuse: true,
+        }
+    }
+}
+
+/// A multiplicative hasher for the block map (deterministic, fast; the map is
+/// only ever looked up, never iterated).
+#[derive(Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (v ^ (v >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+const DM_BITS: u32 = 12;
+
+#[inline(always)]
+pub(crate) fn dm_index(key: u64) -> usize {
+    ((key ^ (key >> 28)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - DM_BITS)) as usize
+}
+
+/// The L1 engine over a bus `B`.
+pub struct L1<B> {
+    pub(crate) blocks: Vec<Block<B>>,
+    free: Vec<u32>,
+    live: usize,
+    map: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+    /// Direct-mapped cache (key, block) for indirect transfers.
+    pub(crate) dm: Vec<(u64, u32)>,
+    pub(crate) smc: Smc,
+    /// The code bits (moved into the store monitor during a run).
+    code: CodeBits,
+    scratch: Vec<u32>,
+    pub counters: Counters,
+    pub config: Config,
+    kinds: kinds::Kinds,
+    /// Bumped whenever host code may have written guest memory without the
+    /// bus logging it (after every HostCall exit); a block from an older
+    /// epoch is compared with memory before it runs again.
+    pub(crate) epoch: u32,
+    /// `phys(1 MiB)` at the last run: the A20 gate's state.
+    a20_seen: u32,
+}
+
+impl<B: EngineBus> Default for L1<B> {
+    fn default() -> Self {
+        L1::new()
+    }
+}
+
+impl<B: EngineBus> L1<B> {
+    pub fn new() -> L1<B> {
+        L1::with_config(Config::default())
+    }
+
+    pub fn with_config(config: Config) -> L1<B> {
+        let mut smc = Smc::new();
+        smc.volatile_hits = config.volatile_hits;
+        L1 {
+            blocks: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+            map: HashMap::default(),
+            dm: vec![(u64::MAX, NONE); 1 << DM_BITS],
+            smc,
+            code: CodeBits::new(),
+            scratch: Vec::new(),
+            counters: Counters::default(),
+            epoch: 1,
+            a20_seen: u32::MAX,
+            kinds: if config.direct_calls {
+                kinds::Kinds::new::<B>()
+            } else {
+                kinds::Kinds::none()
+            },
+            config,
+        }
+    }
+
+    /// Which live block covers `cs_base:ip` (for divergence reports): the
+    /// block starting there, else one that contains it.
+    pub fn describe(&self, cs_base: u32, ip: u32) -> String {
+        let seg = cs_base >> 4;
+        let at = |b: &Block<B>, i: usize| {
+            format!(
+                "l1 block {:04X}:{:04X} op {}/{} ({} instrs, compiled at dispatch {}, spin {:?})",
+                b.cs_base >> 4,
+                b.key as u32,
+                i + 1,
+                b.ops.len(),
+                b.ops.len(),
+                b.born,
+                b.spin
+            )
+        };
+        if let Some(&id) = self.map.get(&block::key(cs_base, ip)) {
+            return at(&self.blocks[id as usize], 0);
+        }
+        for b in self
+            .blocks
+            .iter()
+            .filter(|b| b.valid && b.cs_base == cs_base)
+        {
+            if let Some(i) = b.ops.iter().position(|t| t.ip == ip) {
+                return at(b, i);
+            }
+        }
+        format!("l1: no compiled block covers {seg:04X}:{ip:04X} (uncached or not yet compiled)")
+    }
+
+    /// Number of live blocks.
+    pub fn live_blocks(&self) -> usize {
+        self.live
+    }
+
+    /// Drops every block (the bus's marks too). Counted as a flush.
+    pub fn flush(&mut self, bus: &mut B) {
+        self.flush_inner();
+        bus.clear_code_marks();
+    }
+
+    fn flush_inner(&mut self) {
+        self.blocks.clear();
+        self.free.clear();
+        self.map.clear();
+        self.live = 0;
+        self.dm.iter_mut().for_each(|e| *e = (u64::MAX, NONE));
+        self.smc.clear();
+        self.code.clear_all();
+        self.counters.flushes += 1;
+    }
+
+    /// Runs guest code until `cpu.clock == stop_at` or the session is needed.
+    /// See [`Engine`] for the contract.
+    pub fn run(&mut self, cpu: &mut Cpu, bus: &mut B, stop_at: u64) -> EngineExit {
+        self.counters.runs += 1;
+        let a20 = bus.phys(0x10_0000);
+        if a20 != self.a20_seen {
+            // The A20 gate moved: addresses above 1 MiB name other bytes.
+            if self.a20_seen != u32::MAX && self.live > 0 {
+                self.flush(bus);
+            }
+            self.a20_seen = a20;
+        }
+        self.absorb_host_writes(bus);
+        let start = cpu.clock;
+        let exit = if cpu.halted {
+            EngineExit::Halt
+        } else if cpu.clock >= stop_at {
+            EngineExit::Reached
+        } else {
+            let code = std::mem::take(&mut self.code);
+            let mut tb = Tracked::new(bus, code);
+            let exit = if cpu.shadow {
+                self.single_step(cpu, &mut tb)
+            } else {
+                self.dispatch(cpu, &mut tb, stop_at)
+            };
+            self.process_hits(&mut tb, cpu.clock);
+            self.code = tb.into_code();
+            exit
+        };
+        // Everything the bus logged during the run was a guest store, already
+        // handled precisely by the store monitor.
+        bus.take_code_writes(&mut self.scratch);
+        self.scratch.clear();
+        self.counters.dispatches += cpu.clock - start;
+        if let EngineExit::HostCall(_) = exit {
+            // The host runs a service now and may write memory any way it
+            // likes (loaders, XMS moves, EMS maps): check blocks before reuse.
+            self.epoch = self.epoch.wrapping_add(1);
+        }
+        match exit {
+            EngineExit::Reached => self.counters.exits_reached += 1,
+            EngineExit::Attention => self.counters.exits_attention += 1,
+            _ => self.counters.exits_other += 1,
+        }
+        exit
+    }
+
+    /// Retires blocks built from bytes the host wrote since the last run.
+    fn absorb_host_writes(&mut self, bus: &mut B) {
+        bus.take_code_writes(&mut self.scratch);
+        if self.scratch.is_empty() {
+            return;
+        }
+        let writes = std::mem::take(&mut self.scratch);
+        if writes.contains(&u32::MAX) {
+            self.flush(bus);
+        } else {
+            let mut code = std::mem::take(&mut self.code);
+            for &p in &writes {
+                if code.test(p) {
+                    let (n, _) = self.retire_at(&mut code, p, 0);
+                    self.counters.host_retired += n;
+                }
+            }
+            self.code = code;
+        }
+        self.scratch = writes;
+        self.scratch.clear();
+    }
+
+    /// Handles the stores into code the monitor saw at dispatch `now`:
+    /// retires the blocks built from those bytes, and counts a store towards
+    /// the byte's volatility when a block it retired was young (compiled less
+    /// than `smc::YOUNG` dispatches ago: code patched while it runs, not code
+    /// reloaded after long use). Returns whether anything was retired.
+    fn process_hits(&mut self, tb: &mut Tracked<B>, now: u64) -> bool {
+        if tb.hits.is_empty() {
+            return false;
+        }
+        let hits = std::mem::take(&mut tb.hits);
+        let mut any = false;
+        for &p in &hits {
+            self.counters.smc_stores += 1;
+            if tb.code.test(p) {
+                let (n, youngest) = self.retire_at(&mut tb.code, p, now);
+                if youngest < smc::YOUNG {
+                    self.smc.count_hit(p);
+                }
+                self.counters.smc_retired += n;
+                any |= n > 0;
+            }
+        }
+        tb.hits = hits;
+        tb.hits.clear();
+        any
+    }
+
+    /// Retires every live block with a byte at physical `p`; returns how
+    /// many, and the age at `now` of the youngest.
+    fn retire_at(&mut self, code: &mut CodeBits, p: u32, now: u64) -> (u64, u64) {
+        let victims: Vec<u32> = self
+            .smc
+            .blocks_near(p)
+            .iter()
+            .copied()
+            .filter(|&id| {
+                let b = &self.blocks[id as usize];
+                b.valid && b.ranges.iter().any(|&(s, e)| s <= p && p < e)
+            })
+            .collect();
+        let mut youngest = u64::MAX;
+        for &id in &victims {
+            youngest = youngest.min(now.saturating_sub(self.blocks[id as usize].born));
+            self.retire(code, id);
+        }
+        (victims.len() as u64, youngest)
+    }
+
+    fn retire(&mut self, code: &mut CodeBits, id: u32) {
+        let b = &mut self.blocks[id as usize];
+        b.valid = false;
+        let ranges = std::mem::take(&mut b.ranges);
+        let key = b.key;
+        b.ops = Vec::new();
+        b.link = [NONE, NONE];
+        let blocks = &self.blocks;
+        self.smc
+            .remove(code, id, &ranges, |o| &blocks[o as usize].ranges);
+        if self.map.get(&key) == Some(&id) {
+            self.map.remove(&key);
+        }
+        self.free.push(id);
+        self.live -= 1;
+    }
+
+    /// Whether block `id`'s bytes still match memory (after host code ran);
+    /// if not it is retired. Counted in `verified` / `stale_retired`.
+    pub(crate) fn verify(&mut self, tb: &mut Tracked<B>, id: u32) -> bool {
+        self.counters.verified += 1;
+        let b = &self.blocks[id as usize];
+        let same = block::read_ranges(tb, &b.ranges) == b.src;
+        if same {
+            self.blocks[id as usize].epoch = self.epoch;
+        } else {
+            self.counters.stale_retired += 1;
+            self.retire(&mut tb.code, id);
+        }
+        same
+    }
+
+    /// Finds or compiles the block at `key`; `None` when its first
+    /// instruction cannot be cached.
+    fn find(
+        &mut self,
+        tb: &mut Tracked<B>,
+        key: u64,
+        cs_base: u32,
+        ip: u32,
+        now: u64,
+    ) -> Option<u32> {
+        let d = dm_index(key);
+        let (k, id) = self.dm[d];
+        if k == key && id != NONE {
+            let b = &self.blocks[id as usize];
+            if b.valid && b.key == key {
+                self.counters.dm_hits += 1;
+                return Some(id);
+            }
+        }
+        if let Some(&id) = self.map.get(&key) {
+            self.counters.map_hits += 1;
+            self.dm[d] = (key, id);
+            return Some(id);
+        }
+        let c = block::compile(tb, &self.smc, &self.kinds, cs_base, ip, self.config.max_ops)?;
+        if self.live >= self.config.max_live {
+            self.flush_inner();
+            tb.code.clear_all();
+            tb.clear_code_marks();
+        }
+        let id = self.install(tb, key, cs_base, c, now);
+        self.dm[d] = (key, id);
+        Some(id)
+    }
+
+    fn install(
+        &mut self,
+        tb: &mut Tracked<B>,
+        key: u64,
+        cs_base: u32,
+        c: Compiled<B>,
+        now: u64,
+    ) -> u32 {
+        self.counters.blocks_compiled += 1;
+        self.counters.instructions_compiled += c.ops.len() as u64;
+        let block = Block {
+            key,
+            cs_base,
+            valid: true,
+            ops: c.ops,
+            ranges: c.ranges,
+            link: [NONE, NONE],
+            born: now,
+            src: c.src,
+            epoch: self.epoch,
+            spin: if self.config.spin {
+                c.spin
+            } else {
+                block::Spin::None
+            },
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.blocks[id as usize] = block;
+                id
+            }
+            None => {
+                self.blocks.push(block);
+                (self.blocks.len() - 1) as u32
+            }
+        };
+        self.live += 1;
+        let ranges = self.blocks[id as usize].ranges.clone();
+        self.smc.add(&mut tb.code, id, &ranges);
+        for &(s, e) in &ranges {
+            tb.mark_code(s, e);
+        }
+        self.map.insert(key, id);
+        id
+    }
+}
+
+impl<B: EngineBus> Engine<B> for L1<B> {
+    fn name(&self) -> &'static str {
+        "l1"
+    }
+    fn run(&mut self, cpu: &mut Cpu, bus: &mut B, stop_at: u64) -> EngineExit {
+        L1::run(self, cpu, bus, stop_at)
+    }
+}

@@ -1,0 +1,207 @@
+//! Self-modifying code: which physical bytes compiled code came from, which
+//! blocks came from each byte, and which bytes are volatile.
+//!
+//! Policy (docs/l1.md, "Self-modifying code"):
+//! - Code bits are kept per byte, so data stored next to code (a .COM's
+//!   variables share its pages) never retires anything.
+//! - A store into a code byte retires exactly the blocks built from that byte,
+//!   before the next instruction runs (the running block included).
+//! - A byte that guest stores have hit [`VOLATILE_HITS`] times, each time
+//!   retiring a block compiled less than [`YOUNG`] dispatches earlier, is
+//!   volatile:
+//!   an instruction overlapping it is not compiled any more; it runs through
+//!   the uncached path (fetch and decode every time, like L0) and blocks are
+//!   cut around it. A cut costs no dispatch: the guest clock only counts
+//!   instructions. A self-patching loop therefore settles after a few
+//!   recompiles instead of recompiling on every store, while code that is
+//!   reloaded after long use (a loader copying the next program over the
+//!   last) stays compiled.
+//! - Host writes (loaders, DOS reads into memory) retire blocks the same way
+//!   but do not count towards volatility.
+//! - When more than [`MAX_LIVE_BLOCKS`] blocks are live, everything is flushed
+//!   (volatility counters included).
+//!
+//! This module owns the bitmap, the per-chunk block lists and the hit
+//! counters; it must not decide what a block is or run anything.
+
+/// Physical addresses below this can hold real-mode code (FFFF:FFFF is
+/// 10FFEFh).
+pub const CODE_LIMIT: u32 = 0x11_0000;
+/// Block lists are kept per chunk of 2^CHUNK_SHIFT physical bytes.
+pub const CHUNK_SHIFT: u32 = 8;
+/// Guest stores into one code byte, each retiring a young block, before the
+/// byte is treated as volatile.
+pub const VOLATILE_HITS: u8 = 3;
+/// A block younger than this many dispatches when a store retires it was
+/// patched while running (a volatile pattern); an older one was used for a
+/// while and then reloaded or rewritten (an overlay, a new program, the next
+/// demo part), which never makes its bytes volatile.
+pub const YOUNG: u64 = 2048;
+/// Live blocks above which the whole cache is flushed.
+pub const MAX_LIVE_BLOCKS: usize = 16_384;
+
+/// One bit per physical byte below [`CODE_LIMIT`]: set when a live block was
+/// compiled from that byte.
+#[derive(Clone, Debug, Default)]
+pub struct CodeBits {
+    words: Vec<u64>,
+}
+
+impl CodeBits {
+    pub fn new() -> CodeBits {
+        CodeBits {
+            words: vec![0; (CODE_LIMIT / 64) as usize],
+        }
+    }
+
+    /// Whether physical byte `p` backs compiled code.
+    #[inline(always)]
+    pub fn test(&self, p: u32) -> bool {
+        match self.words.get((p >> 6) as usize) {
+            Some(w) => (w >> (p & 63)) & 1 != 0,
+            None => false,
+        }
+    }
+
+    #[inline]
+    pub fn set(&mut self, p: u32) {
+        if let Some(w) = self.words.get_mut((p >> 6) as usize) {
+            *w |= 1 << (p & 63);
+        }
+    }
+
+    #[inline]
+    pub fn clear(&mut self, p: u32) {
+        if let Some(w) = self.words.get_mut((p >> 6) as usize) {
+            *w &= !(1 << (p & 63));
+        }
+    }
+
+    /// Clears every bit.
+    pub fn clear_all(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+    }
+
+    /// Number of bits set (for reports).
+    pub fn count(&self) -> u64 {
+        self.words.iter().map(|w| w.count_ones() as u64).sum()
+    }
+}
+
+/// The reverse index from bytes to blocks, and the volatility counters.
+#[derive(Clone, Debug)]
+pub struct Smc {
+    /// Per chunk: the live blocks with at least one byte in it.
+    chunks: Vec<Vec<u32>>,
+    /// Guest stores into code, per physical byte (saturating).
+    hits: Vec<u8>,
+    /// Chunks whose hit counters are nonzero (to reset them cheaply).
+    hit_chunks: Vec<u32>,
+    pub volatile_hits: u8,
+}
+
+impl Default for Smc {
+    fn default() -> Self {
+        Smc::new()
+    }
+}
+
+impl Smc {
+    pub fn new() -> Smc {
+        Smc {
+            chunks: vec![Vec::new(); (CODE_LIMIT >> CHUNK_SHIFT) as usize],
+            hits: vec![0; CODE_LIMIT as usize],
+            hit_chunks: Vec::new(),
+            volatile_hits: VOLATILE_HITS,
+        }
+    }
+
+    /// Whether byte `p` is volatile (never compiled).
+    #[inline]
+    pub fn is_volatile(&self, p: u32) -> bool {
+        self.volatile_hits != 0
+            && self
+                .hits
+                .get(p as usize)
+                .is_some_and(|&h| h >= self.volatile_hits)
+    }
+
+    /// Counts a guest store into code byte `p`.
+    pub fn count_hit(&mut self, p: u32) {
+        if let Some(h) = self.hits.get_mut(p as usize) {
+            if *h == 0 {
+                self.hit_chunks.push(p >> CHUNK_SHIFT);
+            }
+            *h = h.saturating_add(1);
+        }
+    }
+
+    /// The live blocks with bytes in the chunk of `p`.
+    #[inline]
+    pub fn blocks_near(&self, p: u32) -> &[u32] {
+        match self.chunks.get((p >> CHUNK_SHIFT) as usize) {
+            Some(v) => v,
+            None => &[],
+        }
+    }
+
+    /// Records block `id` built from `ranges` (physical, half-open).
+    pub fn add(&mut self, code: &mut CodeBits, id: u32, ranges: &[(u32, u32)]) {
+        for &(s, e) in ranges {
+            for p in s..e {
+                code.set(p);
+            }
+            let (c0, c1) = (s >> CHUNK_SHIFT, (e - 1) >> CHUNK_SHIFT);
+            for c in c0..=c1 {
+                let v = &mut self.chunks[c as usize];
+                if v.last() != Some(&id) {
+                    v.push(id);
+                }
+            }
+        }
+    }
+
+    /// Forgets block `id` (built from `ranges`); clears the code bits no other
+    /// live block still needs. `ranges_of` gives the ranges of another block.
+    pub fn remove<'a>(
+        &mut self,
+        code: &mut CodeBits,
+        id: u32,
+        ranges: &[(u32, u32)],
+        ranges_of: impl Fn(u32) -> &'a [(u32, u32)],
+    ) {
+        for &(s, e) in ranges {
+            let (c0, c1) = (s >> CHUNK_SHIFT, (e - 1) >> CHUNK_SHIFT);
+            for c in c0..=c1 {
+                let v = &mut self.chunks[c as usize];
+                v.retain(|&b| b != id);
+            }
+            for p in s..e {
+                code.clear(p);
+            }
+            for c in c0..=c1 {
+                for &other in &self.chunks[c as usize] {
+                    for &(os, oe) in ranges_of(other) {
+                        let lo = os.max(s);
+                        let hi = oe.min(e);
+                        for p in lo..hi {
+                            code.set(p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Forgets every block and every hit counter.
+    pub fn clear(&mut self) {
+        for v in &mut self.chunks {
+            v.clear();
+        }
+        for &c in &self.hit_chunks {
+            let s = (c << CHUNK_SHIFT) as usize;
+            self.hits[s..s + (1 << CHUNK_SHIFT)].fill(0);
+        }
+        self.hit_chunks.clear();
+    }
+}

@@ -1,0 +1,153 @@
+//! Spin folds: loops that only wait are fast-forwarded to the dispatch where
+//! what they wait on may change, charging whole iterations, so the dispatch
+//! count and the state are what running them would give.
+//!
+//! Two shapes (recognised by `block::spin_shape`, a block whose last op
+//! branches back to its own head):
+//! - `Mem`: every body op reads registers, flags and memory and writes only
+//!   registers and flags (`jmp $`, `cmp [flag],0 / je`, a BIOS tick poll).
+//!   After one iteration that ends in exactly the state it began with and
+//!   stored nothing, with memory that only an interrupt can change (the
+//!   session's `stop_at` comes first) and reads from plain memory, every
+//!   further iteration is the same: skip as many whole iterations as fit
+//!   before `stop_at`.
+//! - `Port`: `IN acc, port` then ops on the accumulator only, then the branch
+//!   (a 3DAh retrace wait, a status poll). After an iteration that looped,
+//!   the bus promises the value under the loop's mask until dispatch `t`
+//!   ([`crate::bus::EngineBus::port_stable_until`]); iterations whose read
+//!   falls before `t` loop too. All but the last of them are skipped; the last
+//!   runs for real, so the accumulator holds exactly what that read returns.
+//!
+//! This module owns the arithmetic of both folds and the head-state check; it
+//! must not run guest code (the dispatch loop does, and calls in here).
+
+use super::block::{Spin, TOp};
+use super::tracked::Tracked;
+use crate::bus::EngineBus;
+use crate::cpu::op::Opnd;
+use crate::cpu::Cpu;
+
+/// Architectural state at a spin block's head, to compare after an
+/// iteration.
+#[derive(Clone, Copy, Debug)]
+pub struct HeadState {
+    pub id: u32,
+    pub clock: u64,
+    pub stores: u64,
+    regs: [u32; 8],
+    sregs: [u16; 6],
+    flags: u32,
+    eip: u32,
+}
+
+impl HeadState {
+    #[inline]
+    pub fn take(id: u32, cpu: &Cpu, stores: u64) -> HeadState {
+        HeadState {
+            id,
+            clock: cpu.clock,
+            stores,
+            regs: cpu.regs,
+            sregs: cpu.sregs,
+            flags: cpu.flags.bits(),
+            eip: cpu.eip,
+        }
+    }
+
+    /// Whether the CPU is back in exactly this state, `n` dispatches later,
+    /// with no store in between.
+    #[inline]
+    pub fn repeats(&self, id: u32, cpu: &Cpu, stores: u64, n: u64) -> bool {
+        self.id == id
+            && self.clock + n == cpu.clock
+            && self.stores == stores
+            && self.eip == cpu.eip
+            && self.regs == cpu.regs
+            && self.sregs == cpu.sregs
+            && self.flags == cpu.flags.bits()
+    }
+}
+
+/// Whole iterations of a `k`-dispatch memory spin starting at dispatch `c`
+/// that fit before `stop_at`.
+#[inline]
+pub fn mem_skip(c: u64, k: u64, stop_at: u64) -> u64 {
+    if stop_at <= c {
+        0
+    } else {
+        (stop_at - c) / k
+    }
+}
+
+/// Iterations of a `k`-dispatch port spin to skip when the next iteration
+/// starts at `c`, its port read comes `d` dispatches into the iteration, and
+/// the value read is promised until `t`: iteration `j` (1-based) reads at
+/// `c + (j-1)k + d`, which must be before `t`, and ends at `c + jk`, which
+/// must not pass `stop_at`. All but the last such iteration are skipped.
+#[inline]
+pub fn port_skip(c: u64, k: u64, d: u64, t: u64, stop_at: u64) -> u64 {
+    let first_read = c + d;
+    let jt = if t > first_read {
+        (t - first_read - 1) / k + 1
+    } else {
+        0
+    };
+    let jb = if stop_at <= c { 0 } else { (stop_at - c) / k };
+    jt.min(jb).saturating_sub(1)
+}
+
+/// Whole iterations of spin block `id` (its `spin` shape and `ops`) to skip
+/// now, just after it branched back to its head: `head` is the state taken
+/// at the head one iteration ago, `port_until` what the bus promised about
+/// the polled port. 0 when the loop may not be folded. L1's dispatch loop
+/// and the µop arm's L1 side both decide with this, so their folds are the
+/// same by construction.
+#[allow(clippy::too_many_arguments)] // the dispatch loop's live state, passed in registers
+#[inline]
+pub fn iterations_to_skip<B: EngineBus>(
+    spin: Spin,
+    ops: &[TOp<B>],
+    id: u32,
+    head: Option<&HeadState>,
+    port_until: Option<u64>,
+    cpu: &Cpu,
+    tb: &Tracked<B>,
+    stop_at: u64,
+) -> u64 {
+    let k = ops.len() as u64;
+    match spin {
+        Spin::Mem => match head {
+            Some(h) if h.repeats(id, cpu, tb.stores, k) && reads_plain(ops, cpu, tb) => {
+                mem_skip(cpu.clock, k, stop_at)
+            }
+            _ => 0,
+        },
+        Spin::Port { in_idx, .. } => match (port_until, head) {
+            (Some(t), Some(h)) if h.id == id && h.clock + k == cpu.clock => {
+                port_skip(cpu.clock, k, in_idx as u64, t, stop_at)
+            }
+            _ => 0,
+        },
+        Spin::None | Spin::Count => 0,
+    }
+}
+
+/// Whether every memory operand the (pure) body reads, at the current
+/// registers, lies in plain memory (no device side effects).
+pub fn reads_plain<B: EngineBus, T: EngineBus>(ops: &[TOp<B>], cpu: &Cpu, bus: &T) -> bool {
+    for t in ops {
+        for o in [t.op.dst, t.op.src] {
+            if let Opnd::Mem(w) = o {
+                let off = crate::cpu::ea::offset(cpu, &t.op.ea);
+                let lin = cpu.sbase[t.op.ea.seg as usize].wrapping_add(off);
+                for i in 0..w.bytes() {
+                    let p = bus.phys(lin.wrapping_add(i));
+                    if !bus.code_cacheable(p, p + 1) {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    true
+}

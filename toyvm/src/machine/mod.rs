@@ -1,0 +1,159 @@
+//! The PC: memory, devices and the rules that join them into one [`Bus`].
+//!
+//! `Machine` owns guest physical memory (RAM, ROM, the A20 gate mask applied
+//! on every access, the VGA window routed to the devices, the EMS frame and
+//! extended memory managers) and the device set. It must not know about DOS
+//! or BIOS services (those live in `dos` and `bios` and act on a `Machine`),
+//! nor about engines: any engine drives it through the [`Bus`] trait.
+
+pub mod devices;
+pub mod ems;
+/// L1 integration point: the machine as an `EngineBus` (owned by the L1 tier).
+pub mod engine_bus;
+pub mod memory;
+pub mod scheduler;
+pub mod xms;
+
+pub use crate::frame::Frame;
+pub use devices::Devices;
+
+use crate::bus::{Bus, Width};
+use memory::{Memory, VGA_END, VGA_START};
+use std::collections::BTreeMap;
+
+/// Ports whose writes can move the A20 gate (fast A20 and the 8042).
+const A20_PORTS: [u16; 3] = [0x60, 0x64, 0x92];
+
+/// The PC as the CPU sees it.
+pub struct Machine {
+    pub mem: Memory,
+    pub dev: Devices,
+    pub xms: xms::Xms,
+    pub ems: ems::Ems,
+    /// Set by every port write: an IRQ may have become deliverable (PIC mask
+    /// or EOI), so an engine running a batch must return to the session.
+    pub attention: bool,
+    /// Port accesses no device claimed, by port: (reads, writes). Filled by
+    /// the devices' report when they provide one.
+    pub unclaimed: BTreeMap<u16, (u64, u64)>,
+}
+
+impl Default for Machine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Machine {
+    /// A powered-on machine with empty memory; the BIOS fills the ROM.
+    pub fn new() -> Machine {
+        let mut m = Machine {
+            mem: Memory::new(),
+            dev: Devices::new(),
+            xms: xms::Xms::new(),
+            ems: ems::Ems::new(),
+            attention: false,
+            unclaimed: BTreeMap::new(),
+        };
+        m.sync_a20();
+        m
+    }
+
+    /// Copies the devices' A20 gate into the address mask.
+    pub fn sync_a20(&mut self) {
+        let on = self.dev.a20_enabled();
+        self.mem.set_a20(on);
+    }
+
+    /// Reads a byte at a real-mode segment:offset (offset wraps in 64 KiB).
+    pub fn rd8(&mut self, seg: u16, off: u16) -> u8 {
+        self.read8(lin(seg, off))
+    }
+    pub fn rd16(&mut self, seg: u16, off: u16) -> u16 {
+        self.rd8(seg, off) as u16 | (self.rd8(seg, off.wrapping_add(1)) as u16) << 8
+    }
+    pub fn wr8(&mut self, seg: u16, off: u16, v: u8) {
+        self.write8(lin(seg, off), v)
+    }
+    pub fn wr16(&mut self, seg: u16, off: u16, v: u16) {
+        self.wr8(seg, off, v as u8);
+        self.wr8(seg, off.wrapping_add(1), (v >> 8) as u8);
+    }
+    /// A byte as the CPU would read it, without side effects (the VGA latches
+    /// stay as they are): for observers such as console text and reports.
+    pub fn peek8(&self, addr: u32) -> u8 {
+        let a = self.mem.mask(addr);
+        if (VGA_START..VGA_END).contains(&a) {
+            self.dev.vga.peek_mem(a)
+        } else {
+            self.mem.read8(a)
+        }
+    }
+    /// Reads `n` bytes at a linear address through the bus (VGA included).
+    pub fn read_lin(&mut self, addr: u32, n: usize) -> Vec<u8> {
+        (0..n as u32)
+            .map(|i| self.read8(addr.wrapping_add(i)))
+            .collect()
+    }
+    /// Writes bytes at a linear address through the bus (VGA included, ROM
+    /// protected).
+    pub fn write_lin(&mut self, addr: u32, bytes: &[u8]) {
+        for (i, &b) in bytes.iter().enumerate() {
+            self.write8(addr.wrapping_add(i as u32), b);
+        }
+    }
+    /// Reads an ASCIIZ string at seg:off (at most `max` bytes, without the NUL).
+    pub fn read_asciiz(&mut self, seg: u16, off: u16, max: usize) -> Vec<u8> {
+        let mut v = Vec::new();
+        for i in 0..max {
+            let c = self.rd8(seg, off.wrapping_add(i as u16));
+            if c == 0 {
+                break;
+            }
+            v.push(c);
+        }
+        v
+    }
+}
+
+/// Linear address of a real-mode segment:offset.
+#[inline(always)]
+pub fn lin(seg: u16, off: u16) -> u32 {
+    ((seg as u32) << 4) + off as u32
+}
+
+impl Bus for Machine {
+    #[inline(always)]
+    fn read8(&mut self, addr: u32) -> u8 {
+        let a = self.mem.mask(addr);
+        if a < VGA_START {
+            return self.mem.read8(a);
+        }
+        if a < VGA_END {
+            return self.dev.vga_read(a);
+        }
+        self.mem.read8(a)
+    }
+
+    #[inline(always)]
+    fn write8(&mut self, addr: u32, v: u8) {
+        let a = self.mem.mask(addr);
+        if (VGA_START..VGA_END).contains(&a) {
+            self.dev.vga_write(a, v);
+        } else {
+            self.mem.write8(a, v);
+        }
+    }
+
+    fn io_read(&mut self, port: u16, w: Width, now: u64) -> u32 {
+        self.dev.io_read(port, w, now, self.mem.ram_mut())
+    }
+
+    fn io_write(&mut self, port: u16, w: Width, v: u32, now: u64) {
+        self.dev.io_write(port, w, v, now, self.mem.ram_mut());
+        self.attention = true;
+        if A20_PORTS.contains(&port) {
+            self.sync_a20();
+        }
+    }
+}

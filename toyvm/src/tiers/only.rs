@@ -1,0 +1,1147 @@
+//! The `only-naive` arm: every guest instruction runs through a µop program
+//! on E1, built with the naive lowering; L1's machinery runs only the
+//! instructions the op set cannot express (one at a time), spin sites (as L1
+//! folds them), budget tails and single-step mode.
+//!
+//! Owns the drive loop, the site table (code key → µop program, L1 fallback
+//! instruction, L1 spin block, uncached), inline builds (a new line ends
+//! where a program already starts), lazy link fill, self-modifying-code
+//! retirement, the epoch check after host code wrote RAM past the
+//! code-write log, the instruction after a shadow exit (STI), and the arm's
+//! counters. `OnlyNaive::drive` is one long function on purpose:
+//! the exits of E1 and of the L1 side share the loop state (the link slot to
+//! fill, the budget, the exit to report) and each branch is a few lines of
+//! that state; split up, the state would travel through structs on every
+//! transition.
+//!
+//! The clock contract is the session's `Engine::run`: stop exactly at
+//! `limit`, return after exactly the instructions after which L1 returns
+//! `Attention` (or more often, which is always exact), HLT / host calls /
+//! stops as L1. Nothing here is charged to the guest clock: builds,
+//! handbacks, links, retirements and flushes are free; only instructions are
+//! billed, by E1's `clock.check` or by `exec::run_op`.
+//!
+//! It must not implement instruction semantics (µop programs come from
+//! `shared_ir::lower`, L1 ops from the CPU decoder) and must never let the
+//! guest observe where programs are cut.
+
+use super::code::{phys_ranges, CodeMap};
+use super::l1side::{self, FBlock, L1Side, SpinStats};
+use super::runtime::{DosRuntime, X87Cache};
+use crate::bus::EngineBus;
+use crate::cpu::l0::{StepOutcome, StopReason};
+use crate::cpu::{seg, Cpu};
+use crate::l1::block::{Spin, MAX_OPS};
+use crate::l1::smc::YOUNG;
+use crate::l1::tracked::Tracked;
+use crate::l1::{EngineExit, KeyHasher};
+use crate::machine::Machine;
+use crate::session::Engine;
+use shared_ir::e1::{self, E1Arena, E1State, LinkSlot, ProgId};
+use shared_ir::exit::ExitReason;
+use shared_ir::ir::{code_key, Program, Term};
+use shared_ir::lower::{lower_line_opts, lower_line_until, LowerOpts};
+use shared_ir::machine::RealMode16;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasherDefault;
+
+/// Most instructions in one straight-line program.
+pub const LINE_CAP: usize = 32;
+
+/// What the machine state lets the lowering assume (see
+/// `shared_ir::lower::LowerOpts`): the interrupt table at 0 with limit
+/// 3FFh, FWAIT unable to fault, and the x87 escape unable to raise #NM (x87
+/// instructions then run in E1 through [`super::runtime::run_x87`]; other
+/// runtimes refuse them, which is exact). Only instructions on the L1 side
+/// can change any of these (LIDT, writes to CR0), so the driver checks
+/// after them.
+pub fn lower_opts(cpu: &Cpu) -> LowerOpts {
+    use crate::cpu::cr0::{EM, MP, TS};
+    LowerOpts {
+        ivt_at_zero: cpu.idt_base == 0 && cpu.idt_limit == 0x3FF,
+        wait_is_nop: cpu.cr0 & (MP | TS) != (MP | TS),
+        x87: cpu.cr0 & (EM | TS) == 0,
+    }
+}
+
+type Map<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
+
+/// What runs at a code key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Site {
+    /// A µop program (the arena's head for the key).
+    Prog(ProgId),
+    /// The instruction is not expressible: its one-op L1 block.
+    Fallback(u32),
+    /// An L1 spin block, folded as L1 folds it.
+    Spin(u32),
+    /// The bytes cannot be cached (device window, volatile): fetched and
+    /// decoded every time.
+    Uncached,
+}
+
+/// What the driver keeps per program.
+struct ProgMeta {
+    key: u64,
+    ranges: Vec<(u32, u32)>,
+    src: Vec<u8>,
+    epoch: u32,
+    born: u64,
+}
+
+/// Deterministic counters (all but the `*_ns` timings are functions of the
+/// guest run and of the sequence of `limit`s the session passed).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Counters {
+    /// Dispatches retired inside `run`, and where.
+    pub dispatches: u64,
+    /// Dispatches retired inside µop programs (x86 instructions and REP
+    /// elements run as µops).
+    pub uop_insns: u64,
+    /// E1 ops executed (every engine transition, links and jumps included).
+    pub uops: u64,
+    /// Single instructions L1 ran for the arm (not expressible, or refused
+    /// at run time), and their dispatches.
+    pub fallbacks: u64,
+    pub fallback_dispatches: u64,
+    /// Instructions run one by one at the end of a slice a program did not
+    /// fit (budget tails); in an interrupt shadow, in single-step mode or at
+    /// an uncached site; and of all those, the ones fetched and decoded
+    /// every time (TF set, bytes not cacheable).
+    pub tail_steps: u64,
+    pub single_steps: u64,
+    pub uncached_steps: u64,
+    /// Spin-block entries, folds, and all dispatches spent in spin blocks.
+    pub spin_entries: u64,
+    pub spin_folds: u64,
+    pub spin_dispatches: u64,
+    /// Programs built, the x86 instructions lowered into them, their E1
+    /// ops (static density = static_uops / instructions_lowered).
+    pub programs_built: u64,
+    pub instructions_lowered: u64,
+    pub static_uops: u64,
+    /// L1 blocks compiled for fallbacks and spins.
+    pub l1_blocks: u64,
+    /// Host thread CPU time spent building programs and L1 blocks (not
+    /// deterministic; `host_clock`, the clock the oracle's arm timings use,
+    /// each build counted once even when one build asks for another).
+    pub build_ns: u64,
+    /// E1 exits back to the driver, in total and by reason.
+    pub handbacks: u64,
+    pub handbacks_by_reason: BTreeMap<&'static str, u64>,
+    /// Single instructions L1 ran because the op set lacks them, by form
+    /// (mnemonic); and those refused at run time (a limit, a helper fault).
+    pub fallbacks_by_form: BTreeMap<String, u64>,
+    pub refusals_by_form: BTreeMap<String, u64>,
+    /// Links filled lazily.
+    pub links_filled: u64,
+    /// Guest stores into code bytes; programs and L1 blocks retired by
+    /// them, by logged host writes, or found stale after host code ran.
+    pub smc_stores: u64,
+    pub smc_retired: u64,
+    pub host_retired: u64,
+    pub verified: u64,
+    pub stale_retired: u64,
+    /// Host calls after which RAM had been written past the code-write log
+    /// (every program checked against memory again).
+    pub host_epochs: u64,
+    pub evictions: u64,
+    pub flushes: u64,
+    /// Calls of `run` and how they ended.
+    pub runs: u64,
+    pub exits_reached: u64,
+    pub exits_attention: u64,
+    pub exits_other: u64,
+}
+
+/// The `only-naive` engine.
+pub struct OnlyNaive {
+    arena: E1Arena,
+    progs: Map<u32, ProgMeta>,
+    sites: Map<u64, Site>,
+    /// One-instruction L1 blocks by key (fallbacks, refusals, budget tails).
+    singles: Map<u64, u32>,
+    /// Whether the single block's instruction is expressible in µops (a
+    /// fallback through it is then a run-time refusal).
+    l1: L1Side,
+    code: CodeMap,
+    epoch: u32,
+    /// Host code may have written code unseen: links must be checked again.
+    stale: bool,
+    /// After a host-call exit: `Memory::raw_gen` when it happened.
+    host_gen: Option<u64>,
+    /// The link slot of the last unlinked static exit, filled once the
+    /// driver stands at its target with a program there.
+    pending_slot: Option<LinkSlot>,
+    /// Re-enter the indirect lookup entry of the next program entered.
+    refresh_lookup: bool,
+    hits: Vec<u32>,
+    x87: X87Cache,
+    scratch: Vec<u8>,
+    /// IPs where programs start inside the line being built.
+    stops: Vec<u32>,
+    /// Interned forms: name, fallbacks, refusals; and whether the form is
+    /// expressible at all.
+    forms: Vec<(String, u64, u64)>,
+    form_ids: BTreeMap<String, u32>,
+    expressible: Map<u32, bool>,
+    /// Census mode: instruction forms executed, lowered or not.
+    pub census: Option<Box<FormCensus>>,
+    /// Builds in progress (`build` may call `single`): only the outermost
+    /// one reads the clock, so nothing is counted twice.
+    build_nesting: u32,
+    /// What the live programs were lowered assuming.
+    opts: LowerOpts,
+    pub c: Counters,
+}
+
+/// Executions of one instruction form (iced-x86's `Code` name) in census
+/// mode: inside µop programs (each program entry counts every instruction
+/// of its line once), and on the L1 side because the form cannot be
+/// lowered, or because a lowered form was refused at run time.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct FormCount {
+    pub lowered: u64,
+    pub fallback: u64,
+    pub refused: u64,
+    /// Why the lowering refuses the form ("" when it lowers).
+    pub reason: String,
+}
+
+/// The census-mode record (see [`OnlyNaive::with_census`]).
+#[derive(Default)]
+pub struct FormCensus {
+    names: Vec<String>,
+    ids: BTreeMap<String, u32>,
+    counts: Vec<FormCount>,
+    /// Forms of each live program's instructions, in order.
+    prog_forms: Map<u32, Vec<u32>>,
+    /// Form of each single L1 block.
+    single_forms: Map<u32, u32>,
+}
+
+impl FormCensus {
+    fn intern(&mut self, name: String, reason: &str) -> u32 {
+        if let Some(&i) = self.ids.get(&name) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(name.clone());
+        self.counts.push(FormCount {
+            reason: reason.to_string(),
+            ..FormCount::default()
+        });
+        self.ids.insert(name, i);
+        i
+    }
+
+    fn retire(&mut self, id: u32, entries: u32) {
+        if let Some(forms) = self.prog_forms.remove(&id) {
+            for f in forms {
+                self.counts[f as usize].lowered += entries as u64;
+            }
+        }
+    }
+
+    /// Forms by name.
+    pub fn forms(&self) -> BTreeMap<String, FormCount> {
+        self.names
+            .iter()
+            .cloned()
+            .zip(self.counts.iter().cloned())
+            .collect()
+    }
+}
+
+/// The iced-x86 `Code` name of the instruction at the start of `bytes`
+/// (16-bit code), and why the naive lowering refuses it ("" if it lowers).
+fn form_of(opts: LowerOpts, bytes: &[u8], cs_base: u32, ip: u32) -> (String, &'static str) {
+    let mut d = iced_x86::Decoder::with_ip(16, bytes, ip as u64, iced_x86::DecoderOptions::NONE);
+    let ins = d.decode();
+    let name = if ins.is_invalid() {
+        "invalid".to_string()
+    } else {
+        format!("{:?}", ins.code())
+    };
+    let len = if ins.is_invalid() {
+        bytes.len()
+    } else {
+        ins.len()
+    };
+    let l = lower_line_opts(
+        &RealMode16,
+        opts,
+        cs_base,
+        ip,
+        &bytes[..len.min(bytes.len())],
+        1,
+    );
+    let why = if l.program.is_some() {
+        ""
+    } else {
+        l.stop.unwrap_or("not lowered")
+    };
+    (name, why)
+}
+
+impl Default for OnlyNaive {
+    fn default() -> Self {
+        OnlyNaive::new()
+    }
+}
+
+impl OnlyNaive {
+    pub fn new() -> OnlyNaive {
+        OnlyNaive {
+            arena: E1Arena::new(e1::MEM_WORDS),
+            progs: Map::default(),
+            sites: Map::default(),
+            singles: Map::default(),
+            l1: L1Side::new(),
+            code: CodeMap::new(false),
+            epoch: 1,
+            stale: false,
+            host_gen: None,
+            pending_slot: None,
+            refresh_lookup: false,
+            hits: Vec::new(),
+            x87: X87Cache::default(),
+            scratch: Vec::new(),
+            stops: Vec::new(),
+            forms: Vec::new(),
+            form_ids: BTreeMap::new(),
+            expressible: Map::default(),
+            census: None,
+            build_nesting: 0,
+            opts: LowerOpts::default(),
+            c: Counters::default(),
+        }
+    }
+
+    /// An engine that also records, per instruction form, how often the
+    /// guest executed it inside µop programs and on the L1 side (for
+    /// `toyvm census --coverage`). Guest-visible behaviour is the same.
+    pub fn with_census() -> OnlyNaive {
+        let mut e = OnlyNaive::new();
+        e.arena.log_counts(true);
+        e.census = Some(Box::default());
+        e
+    }
+
+    /// Folds the entry counters of removed programs into the census.
+    fn harvest_counts(&mut self) {
+        let Some(c) = self.census.as_mut() else {
+            return;
+        };
+        for (id, n) in self.arena.take_removed_counts() {
+            c.retire(id.0, n);
+        }
+    }
+
+    /// The census so far (live programs included; programs removed are
+    /// folded in at the end of every `run`), if in census mode.
+    pub fn form_census(&self) -> Option<BTreeMap<String, FormCount>> {
+        let mut c = self.census.as_ref()?.forms();
+        let census = self.census.as_ref()?;
+        for (id, forms) in &census.prog_forms {
+            let n = self.arena.count(ProgId(*id)).unwrap_or(0) as u64;
+            for &f in forms {
+                if let Some(x) = c.get_mut(&census.names[f as usize]) {
+                    x.lowered += n;
+                }
+            }
+        }
+        Some(c)
+    }
+
+    fn bump(map: &mut BTreeMap<&'static str, u64>, k: &'static str) {
+        *map.entry(k).or_insert(0) += 1;
+    }
+
+    fn form_id(&mut self, name: String) -> u32 {
+        if let Some(&i) = self.form_ids.get(&name) {
+            return i;
+        }
+        let i = self.forms.len() as u32;
+        self.forms.push((name.clone(), 0, 0));
+        self.form_ids.insert(name, i);
+        i
+    }
+
+    // ----- bookkeeping of programs and L1 blocks -------------------------
+
+    fn forget_prog(&mut self, id: ProgId) -> Option<u64> {
+        let meta = self.progs.remove(&id.0)?;
+        for &(lo, hi) in &meta.ranges {
+            self.code.remove(lo, hi);
+        }
+        if self.sites.get(&meta.key) == Some(&Site::Prog(id)) {
+            self.sites.remove(&meta.key);
+        }
+        Some(meta.born)
+    }
+
+    fn forget_block(&mut self, id: u32) -> Option<u64> {
+        let b = self.l1.remove(id)?;
+        for &(lo, hi) in &b.ranges {
+            self.code.remove(lo, hi);
+        }
+        if self.singles.get(&b.key) == Some(&id) {
+            self.singles.remove(&b.key);
+        }
+        if matches!(self.sites.get(&b.key), Some(&Site::Fallback(x)) | Some(&Site::Spin(x)) if x == id)
+        {
+            self.sites.remove(&b.key);
+        }
+        self.expressible.remove(&id);
+        if let Some(c) = self.census.as_mut() {
+            c.single_forms.remove(&id);
+        }
+        Some(b.born)
+    }
+
+    /// Retires every program and L1 block built from physical `[lo, hi)`;
+    /// returns how many and the birth clock of the youngest.
+    fn retire(&mut self, lo: u32, hi: u32) -> (u64, u64) {
+        let mut n = 0;
+        let mut born = 0u64;
+        for id in self.arena.invalidate_range(lo, hi) {
+            if let Some(b) = self.forget_prog(id) {
+                n += 1;
+                born = born.max(b);
+            }
+        }
+        for id in self.l1.overlapping(lo, hi) {
+            if let Some(b) = self.forget_block(id) {
+                n += 1;
+                born = born.max(b);
+            }
+        }
+        (n, born)
+    }
+
+    /// Guest stores into code (µop stores and L1-side stores): retire what
+    /// was built from the bytes, and count young retirements towards the
+    /// byte's volatility (as L1 does).
+    fn retire_hits(&mut self, hits: &[u32], now: u64) {
+        for &p in hits {
+            self.c.smc_stores += 1;
+            if !self.code.test(p) {
+                continue;
+            }
+            let (n, born) = self.retire(p, p + 1);
+            if n > 0 {
+                self.c.smc_retired += n;
+                if now.saturating_sub(born) < YOUNG {
+                    self.l1.smc.count_hit(p);
+                }
+            }
+        }
+    }
+
+    /// Writes the machine logged inside code pages since the last look
+    /// (host services, and guest stores already handled): retire what they
+    /// hit.
+    fn absorb_logged_writes(&mut self, m: &mut Machine) {
+        let w = m.mem.take_code_writes();
+        for p in w {
+            if self.code.test(p) {
+                let (n, _) = self.retire(p, p + 1);
+                self.c.host_retired += n;
+            }
+        }
+    }
+
+    /// Drops everything (the A20 gate moved: linear addresses name other
+    /// bytes).
+    fn flush(&mut self, m: &mut Machine) {
+        self.arena.clear();
+        self.harvest_counts();
+        self.progs.clear();
+        self.sites.clear();
+        self.singles.clear();
+        self.l1.clear();
+        self.expressible.clear();
+        self.code.reset(m.mem.a20());
+        m.clear_code_marks();
+        self.pending_slot = None;
+        self.c.flushes += 1;
+    }
+
+    fn same_bytes(m: &Machine, ranges: &[(u32, u32)], src: &[u8]) -> bool {
+        let ram = m.mem.ram();
+        let mut i = 0usize;
+        for &(lo, hi) in ranges {
+            let n = (hi - lo) as usize;
+            if ram.get(lo as usize..hi as usize) != src.get(i..i + n) {
+                return false;
+            }
+            i += n;
+        }
+        true
+    }
+
+    /// After host code ran: is program `id` still built from what memory
+    /// holds? If not it is retired.
+    fn verify_prog(&mut self, id: ProgId, m: &mut Machine) -> bool {
+        self.c.verified += 1;
+        let Some(meta) = self.progs.get_mut(&id.0) else {
+            return false;
+        };
+        if Self::same_bytes(m, &meta.ranges, &meta.src) {
+            meta.epoch = self.epoch;
+            return true;
+        }
+        self.arena.remove(id);
+        self.forget_prog(id);
+        self.c.stale_retired += 1;
+        false
+    }
+
+    fn verify_block(&mut self, id: u32, m: &mut Machine) -> bool {
+        self.c.verified += 1;
+        let Some(b) = self.l1.get_mut(id) else {
+            return false;
+        };
+        if Self::same_bytes(m, &b.ranges, &b.src) {
+            b.epoch = self.epoch;
+            return true;
+        }
+        self.forget_block(id);
+        self.c.stale_retired += 1;
+        false
+    }
+
+    /// Keeps the lowering's assumptions true: when the machine state no
+    /// longer allows one the live programs were built with, they all go.
+    fn check_assumptions(&mut self, cpu: &Cpu, m: &mut Machine) {
+        let o = lower_opts(cpu);
+        if o == self.opts {
+            return;
+        }
+        let lost = (self.opts.ivt_at_zero && !o.ivt_at_zero)
+            || (self.opts.wait_is_nop && !o.wait_is_nop)
+            || (self.opts.x87 && !o.x87);
+        if lost {
+            self.flush(m);
+        }
+        self.opts = o;
+    }
+
+    // ----- building -------------------------------------------------------
+
+    /// Compiles an L1 block at `cs_base:ip` and keeps it when `keep` accepts
+    /// it; returns its id (`None`: not cacheable, or not kept).
+    fn compile_block(
+        &mut self,
+        m: &mut Machine,
+        cs_base: u32,
+        ip: u32,
+        max_ops: usize,
+        now: u64,
+        keep: impl FnOnce(&crate::l1::block::Compiled<Machine>) -> bool,
+    ) -> Option<u32> {
+        let bits = std::mem::take(&mut self.code.bits);
+        let mut tb = Tracked::new(m, bits);
+        let c = self.l1.compile(&mut tb, cs_base, ip, max_ops);
+        self.code.bits = tb.into_code();
+        let c = c?;
+        if !keep(&c) {
+            return None;
+        }
+        let first = &c.ops[0];
+        let ins = crate::l1::classify::iced(&first.op.bytes, first.ip);
+        let name = if first.class & crate::l1::classify::HOSTCALL != 0 {
+            "hostcall".to_string()
+        } else {
+            format!("{:?}", ins.mnemonic()).to_lowercase()
+        };
+        let form = self.form_id(name);
+        for &(lo, hi) in &c.ranges {
+            self.code.add(lo, hi);
+            m.mark_code(lo, hi);
+        }
+        self.c.l1_blocks += 1;
+        Some(self.l1.insert(FBlock {
+            key: code_key(cs_base, ip),
+            cs_base,
+            ops: c.ops,
+            ranges: c.ranges,
+            src: c.src,
+            spin: c.spin,
+            epoch: self.epoch,
+            born: now,
+            form,
+        }))
+    }
+
+    /// The one-instruction L1 block at `cs_base:ip` (compiled on first use).
+    fn single(&mut self, m: &mut Machine, cs_base: u32, ip: u32, now: u64) -> Option<u32> {
+        let key = code_key(cs_base, ip);
+        if let Some(&id) = self.singles.get(&key) {
+            let ok =
+                self.l1.get(id).is_some_and(|b| b.epoch == self.epoch) || self.verify_block(id, m);
+            if ok {
+                return Some(id);
+            }
+        }
+        let t0 = self.build_clock_start();
+        let id = self.compile_block(m, cs_base, ip, 1, now, |_| true);
+        if let Some(id) = id {
+            self.singles.insert(key, id);
+            // Expressible in µops? (A fallback through it is then a refusal.)
+            let b = self.l1.get(id).expect("just inserted");
+            let bytes = b.ops[0].op.bytes;
+            let len = b.ops[0].op.len as usize;
+            let expr = lower_line_opts(
+                &RealMode16,
+                self.opts,
+                cs_base,
+                ip,
+                &bytes[..len.min(15)],
+                1,
+            )
+            .program
+            .is_some();
+            self.expressible.insert(id, expr);
+            if let Some(c) = self.census.as_mut() {
+                let (name, why) = form_of(self.opts, &bytes[..len.min(15)], cs_base, ip);
+                let f = c.intern(name, why);
+                c.single_forms.insert(id, f);
+            }
+        }
+        self.build_clock_stop(t0);
+        id
+    }
+
+    /// Builds the site at `cs_base:ip` inline (never at a later handback,
+    /// so building never moves a slice boundary).
+    fn build(&mut self, m: &mut Machine, cs_base: u32, ip: u32, now: u64) -> Site {
+        let t0 = self.build_clock_start();
+        let key = code_key(cs_base, ip);
+        // The bytes: cacheable, not volatile, inside the code segment.
+        self.scratch.clear();
+        let max = (0x1_0000 - (ip & 0xFFFF)).min(LINE_CAP as u32 * 15);
+        {
+            let ram = m.mem.ram();
+            for i in 0..max {
+                let p = self.code.phys(cs_base.wrapping_add(ip + i));
+                if !CodeMap::cacheable(p) || self.l1.smc.is_volatile(p) {
+                    break;
+                }
+                self.scratch.push(ram[p as usize]);
+            }
+        }
+        let line = if self.scratch.is_empty() {
+            None
+        } else {
+            // End the line where a program already starts (code entered in
+            // the middle joins the programs it runs into).
+            let len = self.scratch.len() as u32;
+            self.stops.clear();
+            self.stops.extend(
+                self.arena
+                    .heads_in(code_key(cs_base, ip + 1), code_key(cs_base, ip + len - 1))
+                    .map(|k| k as u32),
+            );
+            let l = lower_line_until(
+                &RealMode16,
+                self.opts,
+                cs_base,
+                ip,
+                &self.scratch,
+                LINE_CAP,
+                &self.stops,
+            );
+            l.program.map(|p| (p, l.instructions as u64))
+        };
+        let site = match line {
+            Some((p, n)) => self.install(m, p, n, key, now),
+            None => match self.single(m, cs_base, ip, now) {
+                Some(id) => Site::Fallback(id),
+                None => Site::Uncached,
+            },
+        };
+        self.sites.insert(key, site);
+        self.build_clock_stop(t0);
+        site
+    }
+
+    /// Starts timing a build; `None` when an outer build is already timing.
+    fn build_clock_start(&mut self) -> Option<u64> {
+        self.build_nesting += 1;
+        (self.build_nesting == 1).then(crate::host_clock::thread_ns)
+    }
+
+    /// Ends a build started by [`Self::build_clock_start`].
+    fn build_clock_stop(&mut self, t0: Option<u64>) {
+        self.build_nesting -= 1;
+        if let Some(t0) = t0 {
+            self.c.build_ns += crate::host_clock::thread_ns().saturating_sub(t0);
+        }
+    }
+
+    fn install(&mut self, m: &mut Machine, mut p: Program, n: u64, key: u64, now: u64) -> Site {
+        let cs_base = (key >> 32) as u32;
+        let ip = key as u32;
+        // A line that branches back to its own head may be an L1 spin.
+        let self_loop = p
+            .blocks
+            .iter()
+            .any(|b| matches!(b.term, Term::Link { key: k, .. } if k == key));
+        if self_loop {
+            let spin = self.compile_block(m, cs_base, ip, MAX_OPS, now, |c| c.spin != Spin::None);
+            if let Some(id) = spin {
+                return Site::Spin(id);
+            }
+        }
+        let insns = {
+            let (lo, hi) = p.code[0];
+            // The line's linear bytes, as physical ranges.
+            phys_ranges(&self.code, lo, hi - lo)
+        };
+        p.code = insns.clone();
+        let id = match self.arena.install(&p) {
+            Ok(id) => id,
+            Err(_) => {
+                // Cannot happen for a verified lowering; fall back soft.
+                return match self.single(m, cs_base, ip, now) {
+                    Some(id) => Site::Fallback(id),
+                    None => Site::Uncached,
+                };
+            }
+        };
+        self.arena.set_head(id);
+        for ev in self.arena.take_evicted() {
+            self.forget_prog(ev);
+            self.c.evictions += 1;
+        }
+        let mut src = Vec::new();
+        {
+            let ram = m.mem.ram();
+            for &(lo, hi) in &insns {
+                src.extend_from_slice(&ram[lo as usize..hi as usize]);
+            }
+        }
+        for &(lo, hi) in &insns {
+            self.code.add(lo, hi);
+            m.mark_code(lo, hi);
+        }
+        if let Some(c) = self.census.as_mut() {
+            let mut d = iced_x86::Decoder::with_ip(
+                16,
+                &self.scratch,
+                ip as u64,
+                iced_x86::DecoderOptions::NONE,
+            );
+            let mut forms = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                let ins = d.decode();
+                forms.push(c.intern(format!("{:?}", ins.code()), ""));
+            }
+            c.prog_forms.insert(id.0, forms);
+        }
+        self.c.programs_built += 1;
+        self.c.static_uops += self.arena.ops(id).unwrap_or(0) as u64;
+        self.c.instructions_lowered += n;
+        self.progs.insert(
+            id.0,
+            ProgMeta {
+                key,
+                ranges: insns,
+                src,
+                epoch: self.epoch,
+                born: now,
+            },
+        );
+        Site::Prog(id)
+    }
+
+    // ----- the L1 side ----------------------------------------------------
+
+    /// Runs exactly one instruction at CS:IP on the L1 side (its cached
+    /// single block, or uncached), then retires what it stored into code.
+    /// `why`: 0 fallback, 1 budget tail, 2 shadow / single-step / uncached
+    /// site.
+    fn step_one(
+        &mut self,
+        cpu: &mut Cpu,
+        m: &mut Machine,
+        stop_at: u64,
+        why: u8,
+    ) -> Option<EngineExit> {
+        let before = cpu.clock;
+        // As `l0::step`: the shadow covers only the boundary before this
+        // instruction (the session has decided it already).
+        cpu.shadow = false;
+        let id = if cpu.flags.tf() {
+            None
+        } else {
+            self.single(m, cpu.sbase[seg::CS], cpu.eip, cpu.clock)
+        };
+        let bits = std::mem::take(&mut self.code.bits);
+        let mut tb = Tracked::new(m, bits);
+        let out = match id.and_then(|id| self.l1.get(id).map(|b| (id, b))) {
+            Some((id, b)) => {
+                if why == 0 {
+                    let f = b.form as usize;
+                    let refused = self.expressible.get(&id) == Some(&true);
+                    if refused {
+                        self.forms[f].2 += 1;
+                    } else {
+                        self.forms[f].1 += 1;
+                    }
+                    if let Some(c) = self.census.as_mut() {
+                        if let Some(&cf) = c.single_forms.get(&id) {
+                            let x = &mut c.counts[cf as usize];
+                            if refused {
+                                x.refused += 1;
+                            } else {
+                                x.fallback += 1;
+                            }
+                        }
+                    }
+                }
+                l1side::run_one(b, cpu, &mut tb, stop_at)
+            }
+            None => {
+                self.c.uncached_steps += 1;
+                l1side::uncached(cpu, &mut tb)
+            }
+        };
+        let hits = std::mem::take(&mut tb.hits);
+        self.code.bits = tb.into_code();
+        self.check_assumptions(cpu, m);
+        match why {
+            0 => {
+                self.c.fallbacks += 1;
+                self.c.fallback_dispatches += cpu.clock - before;
+            }
+            1 => self.c.tail_steps += 1,
+            _ => self.c.single_steps += 1,
+        }
+        if !hits.is_empty() {
+            self.retire_hits(&hits, cpu.clock);
+        }
+        out
+    }
+
+    // ----- the drive loop -------------------------------------------------
+
+    /// Runs until `limit` or until the session must look (see the module
+    /// header). One function on purpose.
+    fn drive(&mut self, cpu: &mut Cpu, m: &mut Machine, limit: u64) -> EngineExit {
+        loop {
+            if cpu.clock >= limit {
+                return EngineExit::Reached;
+            }
+            if cpu.flags.tf() {
+                // Single-step mode: the reference path, one instruction.
+                self.pending_slot = None;
+                if let Some(x) = self.step_one(cpu, m, limit, 2) {
+                    return x;
+                }
+                continue;
+            }
+            let cs_base = cpu.sbase[seg::CS];
+            let key = code_key(cs_base, cpu.eip);
+            let site = match self.sites.get(&key) {
+                Some(&s) => s,
+                None => self.build(m, cs_base, cpu.eip, cpu.clock),
+            };
+            match site {
+                Site::Prog(id) => {
+                    let fresh = self.progs.get(&id.0).is_some_and(|p| p.epoch == self.epoch);
+                    if !fresh && !self.verify_prog(id, m) {
+                        continue; // rebuilt from the new bytes next turn
+                    }
+                    if let Some(slot) = self.pending_slot.take() {
+                        if self.arena.link_key(slot) == Some(key)
+                            && self.arena.fill_link(slot).is_some()
+                        {
+                            self.c.links_filled += 1;
+                        }
+                    }
+                    if std::mem::take(&mut self.refresh_lookup) {
+                        self.arena.note_lookup(key);
+                    }
+                    // Resident registers for the whole engine call.
+                    {
+                        let v = self.arena.vregs_mut();
+                        v[..8].copy_from_slice(&cpu.regs);
+                        for s in 0..6 {
+                            v[8 + s] = cpu.sregs[s] as u32;
+                            v[14 + s] = cpu.sbase[s];
+                        }
+                    }
+                    let mut st = E1State {
+                        flags: cpu.flags,
+                        clock: cpu.clock,
+                    };
+                    let before = cpu.clock;
+                    let ex = {
+                        let mut rt = DosRuntime {
+                            m,
+                            code: &self.code,
+                            hits: &mut self.hits,
+                            fpu: &mut cpu.fpu,
+                            cr0: cpu.cr0,
+                            x87: &mut self.x87,
+                        };
+                        e1::run_counting(
+                            &mut self.arena,
+                            &mut rt,
+                            &mut st,
+                            id,
+                            limit,
+                            &mut self.c.uops,
+                        )
+                    };
+                    {
+                        let v = self.arena.vregs();
+                        cpu.regs.copy_from_slice(&v[..8]);
+                        for s in 0..6 {
+                            cpu.sregs[s] = v[8 + s] as u16;
+                            cpu.sbase[s] = v[14 + s];
+                        }
+                    }
+                    cpu.flags = st.flags;
+                    cpu.clock = st.clock;
+                    self.c.uop_insns += cpu.clock - before;
+                    let Some(ex) = ex else {
+                        // The head vanished under us (cannot happen): look again.
+                        self.sites.remove(&key);
+                        continue;
+                    };
+                    cpu.eip = ex.exit.ip;
+                    self.c.handbacks += 1;
+                    if !self.hits.is_empty() {
+                        let hits = std::mem::take(&mut self.hits);
+                        self.retire_hits(&hits, cpu.clock);
+                        self.hits = hits;
+                        self.hits.clear();
+                    }
+                    match ex.exit.reason {
+                        ExitReason::Budget => {
+                            Self::bump(&mut self.c.handbacks_by_reason, "budget");
+                            // The next block does not fit: finish the slice
+                            // one instruction at a time.
+                            while cpu.clock < limit {
+                                if let Some(x) = self.step_one(cpu, m, limit, 1) {
+                                    return x;
+                                }
+                            }
+                            return EngineExit::Reached;
+                        }
+                        ExitReason::Fallback => {
+                            Self::bump(&mut self.c.handbacks_by_reason, "fallback");
+                            if cpu.clock >= limit {
+                                return EngineExit::Reached;
+                            }
+                            if let Some(x) = self.step_one(cpu, m, limit, 0) {
+                                return x;
+                            }
+                        }
+                        ExitReason::Shadow => {
+                            // An STI opened the interrupt shadow: exactly the
+                            // next instruction, then the session looks (what
+                            // it would do itself: no interrupt is taken
+                            // inside the shadow, no event is due before
+                            // `limit`).
+                            Self::bump(&mut self.c.handbacks_by_reason, "shadow");
+                            if cpu.clock >= limit {
+                                cpu.shadow = true;
+                                return EngineExit::Reached;
+                            }
+                            return self
+                                .step_one(cpu, m, limit, 2)
+                                .unwrap_or(EngineExit::Attention);
+                        }
+                        ExitReason::Stop => Self::bump(&mut self.c.handbacks_by_reason, "stop"),
+                        ExitReason::Smc => Self::bump(&mut self.c.handbacks_by_reason, "smc"),
+                        ExitReason::Service => {
+                            Self::bump(&mut self.c.handbacks_by_reason, "attention");
+                            return EngineExit::Attention;
+                        }
+                        ExitReason::Link { .. } => {
+                            Self::bump(&mut self.c.handbacks_by_reason, "link");
+                            self.pending_slot = ex.link;
+                        }
+                        ExitReason::Indirect { .. } => {
+                            Self::bump(&mut self.c.handbacks_by_reason, "indirect");
+                            self.refresh_lookup = true;
+                        }
+                        ExitReason::Invalid => {
+                            Self::bump(&mut self.c.handbacks_by_reason, "invalid");
+                            return EngineExit::Stop(StopReason {
+                                cs: cpu.sregs[seg::CS],
+                                ip: cpu.eip,
+                                bytes: Vec::new(),
+                                what: format!(
+                                    "only-naive: E1 met a word that is not an op (arena word {})",
+                                    ex.exit.ip
+                                ),
+                            });
+                        }
+                    }
+                }
+                Site::Fallback(_) => {
+                    self.pending_slot = None;
+                    if let Some(x) = self.step_one(cpu, m, limit, 0) {
+                        return x;
+                    }
+                }
+                Site::Spin(id) => {
+                    self.pending_slot = None;
+                    let fresh = self.l1.get(id).is_some_and(|b| b.epoch == self.epoch);
+                    if !fresh && !self.verify_block(id, m) {
+                        continue;
+                    }
+                    let before = cpu.clock;
+                    let bits = std::mem::take(&mut self.code.bits);
+                    let mut tb = Tracked::new(m, bits);
+                    let mut stats = SpinStats::default();
+                    let out = match self.l1.get(id) {
+                        Some(b) => l1side::run_spin(id, b, cpu, &mut tb, limit, &mut stats),
+                        None => None,
+                    };
+                    let hits = std::mem::take(&mut tb.hits);
+                    self.code.bits = tb.into_code();
+                    self.c.spin_entries += 1;
+                    self.c.spin_folds += stats.folds;
+                    self.c.spin_dispatches += cpu.clock - before;
+                    if !hits.is_empty() {
+                        self.retire_hits(&hits, cpu.clock);
+                    }
+                    if let Some(x) = out {
+                        return x;
+                    }
+                }
+                Site::Uncached => {
+                    self.pending_slot = None;
+                    if let Some(x) = self.step_one(cpu, m, limit, 2) {
+                        return x;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The counters as the report shows them.
+    pub fn counters_value(&self) -> serde_json::Value {
+        let mut c = self.c.clone();
+        for (name, fb, rf) in &self.forms {
+            if *fb > 0 {
+                c.fallbacks_by_form.insert(name.clone(), *fb);
+            }
+            if *rf > 0 {
+                c.refusals_by_form.insert(name.clone(), *rf);
+            }
+        }
+        let mut v = serde_json::to_value(&c).unwrap_or(serde_json::Value::Null);
+        if let (Some(forms), Some(o)) = (self.form_census(), v.as_object_mut()) {
+            o.insert(
+                "census_forms".into(),
+                serde_json::to_value(forms).unwrap_or(serde_json::Value::Null),
+            );
+        }
+        v
+    }
+}
+
+impl Engine for OnlyNaive {
+    fn name(&self) -> &'static str {
+        "only-naive"
+    }
+
+    fn run(&mut self, cpu: &mut Cpu, m: &mut Machine, limit: u64) -> StepOutcome {
+        self.c.runs += 1;
+        if m.mem.a20() != self.code.a20() {
+            if !self.progs.is_empty() || self.l1.live() > 0 {
+                self.flush(m);
+            } else {
+                self.code.reset(m.mem.a20());
+            }
+        }
+        self.check_assumptions(cpu, m);
+        if let Some(g) = self.host_gen.take() {
+            // Host code ran since the last `run`. Its writes through the
+            // code-write log are absorbed below; only if RAM was handed out
+            // past the log (bulk copies, loads, DMA) may code have changed
+            // unseen, and then every program is checked before it runs again.
+            if m.mem.raw_gen() != g {
+                self.epoch = self.epoch.wrapping_add(1);
+                self.stale = true;
+                self.c.host_epochs += 1;
+            }
+        }
+        if self.stale {
+            // Host code may have written memory it could not log: every
+            // program is checked against memory before it runs again, so
+            // nothing may chain into one unchecked.
+            self.arena.unlink_all();
+            self.stale = false;
+        }
+        self.absorb_logged_writes(m);
+        let start = cpu.clock;
+        let exit = if cpu.halted {
+            EngineExit::Halt
+        } else if cpu.clock >= limit {
+            EngineExit::Reached
+        } else if cpu.shadow {
+            // Inside an interrupt shadow: exactly one instruction.
+            self.pending_slot = None;
+            self.step_one(cpu, m, limit, 2)
+                .unwrap_or(EngineExit::Attention)
+        } else {
+            self.drive(cpu, m, limit)
+        };
+        self.absorb_logged_writes(m);
+        self.harvest_counts();
+        self.c.dispatches += cpu.clock - start;
+        match exit {
+            EngineExit::Reached => self.c.exits_reached += 1,
+            EngineExit::Attention => self.c.exits_attention += 1,
+            EngineExit::HostCall(_) => {
+                self.c.exits_other += 1;
+                // The host runs a service now and may write memory any way
+                // it likes: the next `run` sees whether it wrote past the
+                // code-write log.
+                self.host_gen = Some(m.mem.raw_gen());
+            }
+            _ => self.c.exits_other += 1,
+        }
+        exit.into_step()
+    }
+
+    fn counters(&self) -> Option<serde_json::Value> {
+        Some(self.counters_value())
+    }
+
+    fn describe_site(&self, cpu: &Cpu) -> Option<String> {
+        let key = code_key(cpu.sbase[seg::CS], cpu.eip);
+        Some(match self.sites.get(&key) {
+            Some(Site::Prog(id)) => format!(
+                "µop program #{} at {:04X}:{:04X} ({} E1 ops)",
+                id.0,
+                cpu.sregs[seg::CS],
+                cpu.eip,
+                self.arena.ops(*id).unwrap_or(0)
+            ),
+            Some(Site::Fallback(id)) => format!(
+                "L1 fallback instruction `{}`",
+                self.l1
+                    .get(*id)
+                    .map(|b| self.forms[b.form as usize].0.clone())
+                    .unwrap_or_default()
+            ),
+            Some(Site::Spin(id)) => format!(
+                "L1 spin block ({:?}, {} ops)",
+                self.l1.get(*id).map(|b| b.spin),
+                self.l1.get(*id).map_or(0, |b| b.ops.len())
+            ),
+            Some(Site::Uncached) => "uncached instruction (L1 side)".into(),
+            None => "inside a µop program or not built yet".into(),
+        })
+    }
+}

@@ -1,0 +1,250 @@
+//! toyvm's run-time adapter for `shared_ir::machine::MachineRuntime`: what E1
+//! (and the reference interpreter) call while a µop program runs on the DOS
+//! machine.
+//!
+//! Owns the translation only: the fast path reads and writes RAM through the
+//! [`CodeMap`] page view (plain RAM, no code, no device); the checked path
+//! goes byte by byte through the machine's own bus (A20, VGA window, ROM
+//! protection, in the order L0's `read16`/`write16` use) and reports a store
+//! into a code byte as `HitCode`, remembering the byte for the driver; ports
+//! go to the devices at the exact dispatch and ask for a stop exactly where
+//! L1 returns `Attention` (a port write the bus judges may matter, or any
+//! port access while an interrupt request is pending); x87 instructions go
+//! to the CPU's FPU exactly as L0's `h_fpu` hands them over ([`run_x87`]),
+//! refused before any effect when L0 would fault (#NM, a segment overrun,
+//! an encoding a 486 lacks). It must not refuse anything it can do exactly,
+//! and must not decide what gets invalidated.
+
+use super::code::{CodeMap, GRANULE_SHIFT};
+use crate::bus::{Bus, EngineBus, Width};
+use crate::cpu::fpu::{Fpu, FpuContext, FpuMemory};
+use crate::cpu::{cr0, Exception};
+use crate::machine::Machine;
+use iced_x86::{Code, Decoder, DecoderOptions, Instruction, OpKind};
+use shared_ir::machine::{
+    FastMem, MachineRuntime, Refused, ServiceCtx, ServiceOutcome, StoreOutcome, X87Call, X87Done,
+};
+
+/// The DOS machine as E1 sees it for one engine call.
+pub struct DosRuntime<'a> {
+    pub m: &'a mut Machine,
+    pub code: &'a CodeMap,
+    /// Physical code bytes written by µop stores in this call.
+    pub hits: &'a mut Vec<u32>,
+    /// The CPU's FPU and CR0 (x87 instructions).
+    pub fpu: &'a mut Fpu,
+    pub cr0: u32,
+    /// Decoded x87 instructions (see [`X87Cache`]).
+    pub x87: &'a mut X87Cache,
+}
+
+/// Decoded x87 instructions by encoding, direct-mapped (decoding is a pure
+/// function of the bytes, so a hit is the same `Instruction`).
+pub struct X87Cache {
+    slots: Vec<(u128, Instruction)>,
+}
+
+impl Default for X87Cache {
+    fn default() -> Self {
+        X87Cache {
+            slots: vec![(u128::MAX, Instruction::default()); 256],
+        }
+    }
+}
+
+impl X87Cache {
+    /// The 16-bit decoding of `insn` (which must be all of one instruction),
+    /// or `None`.
+    fn decode(&mut self, insn: &[u8]) -> Option<Instruction> {
+        if insn.is_empty() || insn.len() > 15 {
+            return None;
+        }
+        let mut b = [0u8; 16];
+        b[..insn.len()].copy_from_slice(insn);
+        b[15] = insn.len() as u8;
+        let key = u128::from_le_bytes(b);
+        let h = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) >> 120) as usize;
+        let slot = &mut self.slots[h & 255];
+        if slot.0 == key {
+            return Some(slot.1);
+        }
+        let mut d = Decoder::with_ip(16, insn, 0, DecoderOptions::LOADALL386);
+        let ins = d.decode();
+        if ins.is_invalid() || ins.len() != insn.len() {
+            return None;
+        }
+        *slot = (key, ins);
+        Some(ins)
+    }
+}
+
+/// The x87 memory operand over the machine's bus: bytes go through
+/// `Bus::read8`/`write8` as L0's `FpuMem` sends them (the caller checked the
+/// whole operand against the limit first, so no access can fault), and
+/// every written byte is tested against the code map.
+struct X87Window<'a> {
+    m: &'a mut Machine,
+    code: &'a CodeMap,
+    hits: &'a mut Vec<u32>,
+    base: u32,
+    off: u32,
+    hit: bool,
+}
+
+impl FpuMemory for X87Window<'_> {
+    fn read(&mut self, disp: u32, buf: &mut [u8]) -> Result<(), Exception> {
+        let a = self.base.wrapping_add(self.off.wrapping_add(disp));
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = self.m.read8(a.wrapping_add(i as u32));
+        }
+        Ok(())
+    }
+    fn write(&mut self, disp: u32, buf: &[u8]) -> Result<(), Exception> {
+        let a = self.base.wrapping_add(self.off.wrapping_add(disp));
+        for (i, b) in buf.iter().enumerate() {
+            let la = a.wrapping_add(i as u32);
+            self.m.write8(la, *b);
+            let p = self.m.phys(la);
+            if self.code.test(p) {
+                self.hits.push(p);
+                self.hit = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs one x87 instruction as L0's `h_fpu` does, or refuses before any
+/// effect where L0 would raise a fault: CR0.EM/TS set (#NM), an operand
+/// that does not lie wholly inside the segment (#GP/#SS: checked for every
+/// byte the form touches before anything runs), an encoding the FPU
+/// rejects (#UD, which it reports before any change).
+pub fn run_x87(rt: &mut DosRuntime<'_>, c: X87Call<'_>) -> Result<X87Done, Refused> {
+    if rt.cr0 & (cr0::EM | cr0::TS) != 0 {
+        return Err(Refused);
+    }
+    let ins = rt.x87.decode(c.insn).ok_or(Refused)?;
+    let has_mem = (0..ins.op_count()).any(|i| ins.op_kind(i) == OpKind::Memory);
+    if has_mem != c.mem.is_some() {
+        return Err(Refused);
+    }
+    let o32 = c
+        .insn
+        .iter()
+        .take_while(|b| matches!(b, 0x26 | 0x2E | 0x36 | 0x3E | 0x64 | 0x65 | 0x66 | 0x67))
+        .any(|b| *b == 0x66);
+    let (base, off, sel) = match c.mem {
+        Some(m) => {
+            let n = ins.memory_size().size() as u64;
+            if n == 0 || m.off as u64 + n - 1 > m.limit as u64 {
+                return Err(Refused);
+            }
+            (m.base, m.off, m.sel)
+        }
+        None => (0, 0, 0),
+    };
+    let mut eax = 0u32;
+    let mut win = X87Window {
+        m: rt.m,
+        code: rt.code,
+        hits: rt.hits,
+        base,
+        off,
+        hit: false,
+    };
+    let out = rt.fpu.execute(
+        &ins,
+        FpuContext {
+            mem: if has_mem { Some(&mut win) } else { None },
+            eax: &mut eax,
+            op32: o32,
+            cs: c.cs,
+            ip: c.ip,
+            data_seg: sel,
+            data_off: off,
+        },
+    );
+    let hit = win.hit;
+    match out {
+        Ok(()) => Ok(X87Done {
+            result: matches!(ins.code(), Code::Fnstsw_AX | Code::Fstsw_AX).then_some(eax as u16),
+            hit_code: hit,
+        }),
+        // Only #UD (before any change) can come back: memory cannot fault.
+        Err(_) => Err(Refused),
+    }
+}
+
+impl MachineRuntime for DosRuntime<'_> {
+    const PAGE_SHIFT: u32 = GRANULE_SHIFT;
+
+    #[inline(always)]
+    fn fast_mem(&mut self) -> FastMem<'_> {
+        FastMem {
+            ram: self.m.mem.ram_mut_codeless(),
+            pages: &self.code.pages,
+        }
+    }
+
+    fn read(&mut self, lin: u32, w: Width, _now: u64) -> Result<u32, Refused> {
+        let mut v = 0u32;
+        for i in 0..w.bytes() {
+            v |= (self.m.read8(lin.wrapping_add(i)) as u32) << (8 * i);
+        }
+        Ok(v)
+    }
+
+    fn write(&mut self, lin: u32, w: Width, v: u32, _now: u64) -> StoreOutcome {
+        let mut hit = false;
+        for i in 0..w.bytes() {
+            let a = lin.wrapping_add(i);
+            self.m.write8(a, (v >> (8 * i)) as u8);
+            let p = self.m.phys(a);
+            if self.code.test(p) {
+                self.hits.push(p);
+                hit = true;
+            }
+        }
+        if hit {
+            StoreOutcome::HitCode
+        } else {
+            StoreOutcome::Done
+        }
+    }
+
+    fn port_in(&mut self, port: u16, w: Width, now: u64) -> Result<u32, Refused> {
+        Ok(self.m.io_read(port, w, now) & w.mask())
+    }
+
+    /// L1 returns `Attention` after a port read while an interrupt request
+    /// is pending (`EngineBus::take_io_attention` on the DOS machine).
+    fn port_read(&mut self, port: u16, w: Width, now: u64) -> Result<(u32, bool), Refused> {
+        let v = self.m.io_read(port, w, now) & w.mask();
+        Ok((v, self.m.take_io_attention()))
+    }
+
+    /// As L1's store monitor judges a port write: each byte's port by
+    /// `port_write_attention`, plus a pending interrupt request.
+    fn port_out(&mut self, port: u16, w: Width, v: u32, now: u64) -> ServiceOutcome {
+        let mut attn = false;
+        for i in 0..w.bytes() {
+            attn |= self.m.port_write_attention(port.wrapping_add(i as u16));
+        }
+        self.m.io_write(port, w, v, now);
+        attn |= self.m.take_io_attention();
+        if attn {
+            ServiceOutcome::StopAfter
+        } else {
+            ServiceOutcome::Continue
+        }
+    }
+
+    /// toyvm's lowering emits no service ops (host calls run on the L1 side).
+    fn service(&mut self, _id: u16, _ctx: ServiceCtx<'_>, _now: u64) -> ServiceOutcome {
+        ServiceOutcome::Refused
+    }
+
+    fn x87(&mut self, c: X87Call<'_>, _now: u64) -> Result<X87Done, Refused> {
+        run_x87(self, c)
+    }
+}

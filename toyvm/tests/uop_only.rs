@@ -1,0 +1,268 @@
+//! The `only-naive` arm against `l1` on small hand-assembled DOS programs:
+//! every divergence the corpus sweeps found, minimized, plus the shapes the
+//! drive loop must get exactly right (interrupt shadows, HLT, self-modifying
+//! code, spin loops, budget tails, x87 instructions run inside µop
+//! programs). Each case runs both arms in lockstep, compares
+//! `Session::snapshot()` (dispatches, CS:IP, registers, flags, RAM,
+//! devices, frame) and the x87 state at many points and at the end, and the
+//! console, and checks the program's own result (exit code / output).
+
+use std::path::PathBuf;
+use toyvm::session::{Config, End, Session, Snapshot};
+
+/// Writes `code` as a .COM file in a fresh directory.
+fn com(name: &str, code: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("uop_only_{}_{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(format!("{}.COM", name.to_uppercase()));
+    std::fs::write(&p, code).unwrap();
+    p
+}
+
+fn session(p: &PathBuf, arm: &str, budget: u64) -> Session {
+    let mut c = Config::new(p);
+    c.arm = arm.into();
+    c.budget = budget;
+    Session::new(&c).unwrap()
+}
+
+/// Runs `l1` and `only-naive` in lockstep (snapshots every `step`
+/// dispatches) and returns the end and console of the µop arm.
+fn lockstep(p: &PathBuf, budget: u64, step: u64) -> (End, String, Snapshot) {
+    let mut a = session(p, "l1", budget);
+    let mut b = session(p, "only-naive", budget);
+    let mut t = 0;
+    loop {
+        t = (t + step).min(budget);
+        let ga = a.run_until(t);
+        let gb = b.run_until(t);
+        let (sa, sb) = (a.snapshot(), b.snapshot());
+        assert_eq!(sa, sb, "l1 and only-naive differ at {t}");
+        assert_eq!(a.cpu.fpu, b.cpu.fpu, "x87 state differs at {t}");
+        assert_eq!(ga, gb, "one arm ended at {t}");
+        if !ga || t >= budget {
+            break;
+        }
+    }
+    let ea = a.run().clone();
+    let eb = b.run().clone();
+    assert_eq!(ea, eb);
+    assert_eq!(a.console_text(), b.console_text());
+    assert_eq!(a.cpu.fpu, b.cpu.fpu);
+    let snap = b.snapshot();
+    assert_eq!(a.snapshot(), snap);
+    (eb, b.console_text().0, snap)
+}
+
+/// Found by the dos-real sweep (DOS4GW.EXE at 32394, PAM.EXE at 4248209):
+/// a near CALL whose return-address push stores into code bytes (the stack
+/// over code a program was built from). The push's owed-stop test exited
+/// at the fall-through IP instead of the call target, so the µop arm went
+/// on after the CALL instead of inside the callee.
+#[test]
+fn call_push_into_code_lands_in_the_callee() {
+    let mut c = vec![0x90u8; 0x40];
+    // 100: jmp 118h
+    c[0x00..0x02].copy_from_slice(&[0xEB, 0x16]);
+    // 118: mov sp, 11Ch        (the push writes 11Ah..11Bh: this line's bytes)
+    c[0x18..0x1B].copy_from_slice(&[0xBC, 0x1C, 0x01]);
+    // 11B: call 130h
+    c[0x1B..0x1E].copy_from_slice(&[0xE8, 0x12, 0x00]);
+    // 11E: mov ax, 4C01h ; int 21h   (reached only by the bug)
+    c[0x1E..0x23].copy_from_slice(&[0xB8, 0x01, 0x4C, 0xCD, 0x21]);
+    // 130: mov ax, 4C00h ; int 21h
+    c[0x30..0x35].copy_from_slice(&[0xB8, 0x00, 0x4C, 0xCD, 0x21]);
+    let p = com("callpush", &c);
+    let (end, _, _) = lockstep(&p, 200_000, 1);
+    assert_eq!(end, End::Exited { code: 0 });
+}
+
+/// Found by the first built-in corpus sweep (25 programs, most at dispatch
+/// 219703, the first timer interrupt; HLTFAST at 3449): after `STI` the
+/// next instruction runs alone on the L1 side, and `exec::run_op` does not
+/// clear the interrupt shadow (`l0::step` does). A `HLT` there kept the
+/// shadow, so the session never delivered the interrupt that should wake it.
+#[test]
+fn sti_hlt_wakes_on_the_timer_interrupt() {
+    // cli ; sti ; hlt ; mov ax,4C00h ; int 21h
+    let c = [0xFA, 0xFB, 0xF4, 0xB8, 0x00, 0x4C, 0xCD, 0x21];
+    let p = com("stihlt", &c);
+    let (end, _, snap) = lockstep(&p, 1_000_000, 997);
+    assert_eq!(end, End::Exited { code: 0 });
+    // The first timer tick wakes it (IRQ 0 every 219702.5 dispatches).
+    assert!(
+        snap.dispatches > 219_702 && snap.dispatches < 220_000,
+        "{snap:?}"
+    );
+}
+
+/// STI with IF already set is a NOP inside µop programs; STI with IF clear
+/// sets IF and leaves with a shadow exit, after which the driver runs
+/// exactly the next instruction and looks. The loop keeps IF clear for most
+/// of its dispatches, so the timer ticks (IRQ 0 every 219702.5 dispatches)
+/// arrive with IF clear and must be taken exactly after the instruction that
+/// follows the STI (`inc bx`, or the host call of the BIOS INT 1Ah stub,
+/// which starts with STI and is entered with IF clear). The program's own
+/// IRQ 0 handler adds each interrupted IP into memory, so a tick taken one
+/// instruction early or late stays visible. Slices are long (so the STI
+/// runs inside a µop program, not as a budget tail), and around the first
+/// tick a fresh pair of runs stops at every dispatch, so some slice ends
+/// right after the STI (the shadow must survive the slice boundary).
+#[test]
+fn sti_with_if_set_is_a_nop_and_with_if_clear_opens_the_shadow() {
+    // 100: mov ax,2508h / mov dx,isr / int 21h
+    // 108: cli / mov cx,60 / 10C: inc ax / loop 10C
+    // 10F: sti / inc bx / sti / inc dx / mov ah,0 / int 1Ah / jmp 108
+    // isr: push bp / mov bp,sp / push ax / mov ax,[bp+2] / add [cs:sum],ax
+    //   inc word [cs:cnt] / mov al,20h / out 20h,al / pop ax / pop bp / iret
+    let c = [
+        0xb8, 0x08, 0x25, 0xba, 0x19, 0x01, 0xcd, 0x21, 0xfa, 0xb9, 0x3c, 0x00, 0x40, 0xe2, 0xfd,
+        0xfb, 0x43, 0xfb, 0x42, 0xb4, 0x00, 0xcd, 0x1a, 0xeb, 0xef, 0x55, 0x89, 0xe5, 0x50, 0x8b,
+        0x46, 0x02, 0x2e, 0x01, 0x06, 0x31, 0x01, 0x2e, 0xff, 0x06, 0x33, 0x01, 0xb0, 0x20, 0xe6,
+        0x20, 0x58, 0x5d, 0xcf, 0x00, 0x00, 0x00, 0x00,
+    ];
+    let p = com("stinop", &c);
+    let (_, _, snap) = lockstep(&p, 1_150_000, 9_973);
+    assert_eq!(snap.dispatches, 1_150_000);
+    let tick = 219_702;
+    for d in tick..tick + 140 {
+        let mut a = session(&p, "l1", 1_150_000);
+        let mut b = session(&p, "only-naive", 1_150_000);
+        for t in [d, d + 1, d + 400] {
+            a.run_until(t);
+            b.run_until(t);
+            assert_eq!(a.snapshot(), b.snapshot(), "stopped at {d}, then at {t}");
+        }
+    }
+}
+
+/// Found on dos-real (Second Reality's U2.EXE running through 64 KiB of
+/// zeroes, `add [bx+si],al`): straight code entered at a new offset (an
+/// interrupt return, a computed jump) built a new 32-instruction line from
+/// there, and every later line followed that phase, so each new entry
+/// lowered the whole run again (97,571 programs, 96,210 evictions in 20M
+/// dispatches). A line now ends where a program already starts, so a new
+/// entry costs one short program that links into the existing ones.
+#[test]
+fn a_line_entered_mid_run_joins_the_existing_programs() {
+    // 100: mov bx, 200h ; mov si, <entry table> ; mov cx, 12
+    // 109: call [si] ; add si, 2 ; loop 109 ; mov ax,4C00h ; int 21h
+    // 200..: 960 x inc ax, then ret
+    let mut c = vec![0x90u8; 0x100 + 960 + 1 + 0x40];
+    let prog = [
+        0xBE, 0x00, 0x06, // 100: mov si, 600h (entry table)
+        0xB9, 0x0C, 0x00, // 103: mov cx, 12
+        0xFF, 0x14, // 106: call [si]
+        0x83, 0xC6, 0x02, // 108: add si, 2
+        0xE2, 0xF9, // 10B: loop 106
+        0xB8, 0x00, 0x4C, // 10D: mov ax, 4C00h
+        0xCD, 0x21, // 110: int 21h
+    ];
+    c[..prog.len()].copy_from_slice(&prog);
+    for i in 0..960 {
+        c[0x100 + i] = 0x40; // inc ax at 200h..
+    }
+    c[0x100 + 960] = 0xC3; // ret
+                           // Entry table at 600h (file offset 500h): 12 different phases.
+    c.resize(0x500 + 24, 0x90);
+    for (k, off) in [0u16, 5, 7, 13, 1, 30, 2, 17, 9, 31, 3, 22]
+        .iter()
+        .enumerate()
+    {
+        let t = 0x200 + off;
+        c[0x500 + 2 * k..0x500 + 2 * k + 2].copy_from_slice(&t.to_le_bytes());
+    }
+    let p = com("midrun", &c);
+    let (end, _, _) = lockstep(&p, 200_000, 997);
+    assert_eq!(end, End::Exited { code: 0 });
+    let mut s = session(&p, "only-naive", 200_000);
+    s.run();
+    let ctr = s.counters().expect("counters");
+    let lowered = ctr["instructions_lowered"].as_u64().unwrap();
+    let built = ctr["programs_built"].as_u64().unwrap();
+    // One pass of 32-instruction lines over the run (30 programs), plus one
+    // short joining program per other phase; without the rule each phase
+    // lowered the whole run again (~11,000 instructions).
+    assert!(
+        lowered < 1400,
+        "{lowered} instructions lowered in {built} programs"
+    );
+}
+
+/// x87 instructions run inside µop programs (`Op::X87` through the CPU's
+/// FPU): FILD/FLD m16/m32/m64/m80, FMUL, FADD m64, FST/FISTP, FCOMP with
+/// FNSTSW AX + SAHF, FNSTCW/FLDCW, 300 times; each iteration also loads a
+/// qword at ES:FFFEh, which overruns the segment (#GP: the machine refuses,
+/// L1 delivers it, the INT 0Dh handler skips the instruction); then an FSTP
+/// stores over the next instruction of its own line (mov ax,4C34h
+/// replaces four NOPs), which must run as stored. Every dispatch agrees
+/// with L1, the x87 state included, and no x87 instruction but the
+/// overrunning one (and the folded FINIT) leaves the engine.
+#[test]
+fn x87_instructions_run_in_the_engine_exactly() {
+    // nasm source (org 100h):
+    //   mov ax,250Dh / mov dx,gp_isr / int 21h / finit / mov cx,300
+    // lp: fild word [n] / fld dword [f32] / fmul st1 / fadd qword [f64]
+    //   fst qword [out64] / fistp dword [out32] / fld tword [f80] / fcomp st1
+    //   fnstsw ax / sahf / jc skip / inc word [cnt]
+    // skip: fstp st0 / fnstcw [cw] / fldcw [cw] / inc word [n]
+    //   fld qword [es:0FFFEh] / loop lp
+    //   mov ax,4C01h / fld dword [patchval] / fstp dword [patch]
+    // patch: nop x4 / int 21h
+    // gp_isr: push bp / mov bp,sp / add word [bp+2],5 / inc word [cs:gpcount]
+    //   pop bp / iret
+    // data: n dw 3, cnt dw 0, gpcount dw 0, cw dw 0, f32 dd 1.5,
+    //   f64 dq -100.25, f80 dt 250.0, out64 dq 0, out32 dd 0,
+    //   patchval db B8h,34h,4Ch,90h   (mov ax,4C34h / nop)
+    let c: [u8; 150] = [
+        0xb8, 0x0d, 0x25, 0xba, 0x59, 0x01, 0xcd, 0x21, 0x9b, 0xdb, 0xe3, 0xb9, 0x2c, 0x01, 0xdf,
+        0x06, 0x68, 0x01, 0xd9, 0x06, 0x70, 0x01, 0xd8, 0xc9, 0xdc, 0x06, 0x74, 0x01, 0xdd, 0x16,
+        0x86, 0x01, 0xdb, 0x1e, 0x8e, 0x01, 0xdb, 0x2e, 0x7c, 0x01, 0xd8, 0xd9, 0xdf, 0xe0, 0x9e,
+        0x72, 0x04, 0xff, 0x06, 0x6a, 0x01, 0xdd, 0xd8, 0xd9, 0x3e, 0x6e, 0x01, 0xd9, 0x2e, 0x6e,
+        0x01, 0xff, 0x06, 0x68, 0x01, 0x26, 0xdd, 0x06, 0xfe, 0xff, 0xe2, 0xc6, 0xb8, 0x01, 0x4c,
+        0xd9, 0x06, 0x92, 0x01, 0xd9, 0x1e, 0x53, 0x01, 0x90, 0x90, 0x90, 0x90, 0xcd, 0x21, 0x55,
+        0x89, 0xe5, 0x83, 0x46, 0x02, 0x05, 0x2e, 0xff, 0x06, 0x6c, 0x01, 0x5d, 0xcf, 0x90, 0x03,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc0, 0x3f, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x10, 0x59, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xfa, 0x06, 0x40, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xb8, 0x34, 0x4c, 0x90,
+    ];
+    let p = com("x87mix", &c);
+    let (end, _, _) = lockstep(&p, 400_000, 97);
+    assert_eq!(end, End::Exited { code: 0x34 }, "the FSTP patch ran");
+    let mut s = session(&p, "only-naive", 400_000);
+    let cs = s.cpu.sregs[1];
+    s.run();
+    assert_eq!(s.machine.rd16(cs, 0x16C), 300, "#GP taken 300 times");
+    let ctr = s.counters().expect("counters");
+    let fb = &ctr["fallbacks_by_form"];
+    let x87_fallbacks: u64 = [
+        "fild", "fld", "fmul", "fadd", "fst", "fistp", "fcomp", "fnstsw", "fstp", "fnstcw", "fldcw",
+    ]
+    .iter()
+    .filter_map(|f| fb.get(*f).and_then(|v| v.as_u64()))
+    .sum();
+    assert_eq!(x87_fallbacks, 0, "{fb}");
+    let refused = ctr["refusals_by_form"]["fld"].as_u64().unwrap_or(0);
+    assert_eq!(refused, 300, "only the overrunning FLD is refused");
+}
+
+/// CR0.EM set under running x87 code: the programs built with x87 ops go
+/// (the lowering's assumption is lost) and the next x87 instruction raises
+/// #NM on the L1 side (the BIOS's INT 07h stub stops the run), at the same
+/// dispatch in both arms.
+#[test]
+fn cr0_em_takes_x87_out_of_the_engine() {
+    // fninit / fld1 / mov cx,50 / lp: fadd st0,st0 / fist word [v] / loop lp
+    // mov eax,cr0 / or al,4 / mov cr0,eax / fadd st0,st0 / mov ax,4C00h / int 21h
+    let c = [
+        0xdb, 0xe3, 0xd9, 0xe8, 0xb9, 0x32, 0x00, 0xdc, 0xc0, 0xdf, 0x16, 0x1e, 0x01, 0xe2, 0xf8,
+        0x0f, 0x20, 0xc0, 0x0c, 0x04, 0x0f, 0x22, 0xc0, 0xdc, 0xc0, 0xb8, 0x00, 0x4c, 0xcd, 0x21,
+        0x00, 0x00,
+    ];
+    let p = com("x87em", &c);
+    let (end, _, _) = lockstep(&p, 100_000, 7);
+    let End::Stopped(stop) = end else {
+        panic!("{end:?}")
+    };
+    assert_eq!(stop.ip, 0x117, "stopped at the FADD after CR0.EM: {stop:?}");
+}
