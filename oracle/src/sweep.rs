@@ -14,7 +14,7 @@ use crate::bisect::bisect;
 use crate::compare::{lockstep, Options};
 use crate::diff::sanitize;
 use crate::report::{
-    png, ArmDivergence, ArmResult, ArmTiming, ProgramResult, Status, Summary, SweepReport, FORMAT,
+    ArmDivergence, ArmResult, ArmTiming, ProgramResult, Status, Summary, SweepReport, FORMAT,
 };
 use crate::repro::Repro;
 use crate::spec::{panic_text, RunSpec};
@@ -260,7 +260,7 @@ fn run_program_inner(
     for (a, label) in ls.arms.iter().zip(&labels) {
         if o.frames {
             let h = a.last.frame_hash.clone();
-            frames.entry(h).or_insert_with(|| png::encode_b64(&a.frame));
+            frames.entry(h).or_insert_with(|| a.frame.png_data_uri());
         }
         let divergence = a.diff.as_ref().map(|d| {
             let mut ad = ArmDivergence {

@@ -238,7 +238,7 @@ fn cli_reports_are_deterministic_and_shards_merge() {
 fn cli_bad_input_gives_clear_errors_not_panics() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    std::fs::write(d.join("corrupt.json"), "{\"format\": \"oracle-sweep/1\", ").unwrap();
+    std::fs::write(d.join("corrupt.json"), "{\"format\": \"oracle-sweep/2\", ").unwrap();
     let cases: &[(&[&str], &str)] = &[
         (
             &["diff", "NOSUCH.COM", "--arms", "l0,l0"],

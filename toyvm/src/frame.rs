@@ -50,23 +50,48 @@ impl Frame {
         h.digest()
     }
 
-    /// Writes the frame as an 8-bit RGB PNG.
+    /// The frame as 8-bit RGB PNG bytes (deterministic: same frame, same
+    /// bytes). An empty frame is written as one black pixel; a frame whose
+    /// pixel buffer does not match its size gives no bytes (a report shows a
+    /// missing picture rather than the run failing).
+    pub fn png_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        if self.write_png(&mut out).is_err() {
+            out.clear();
+        }
+        out
+    }
+
+    /// The frame as a `data:image/png;base64,...` URI for HTML reports.
+    pub fn png_data_uri(&self) -> String {
+        png_data_uri(&self.png_bytes())
+    }
+
+    /// Writes the frame as an 8-bit RGB PNG file.
     pub fn to_png(&self, path: impl AsRef<Path>) -> io::Result<()> {
         let file = std::fs::File::create(path)?;
-        let w = io::BufWriter::new(file);
+        self.write_png(io::BufWriter::new(file))
+    }
+
+    fn write_png<W: io::Write>(&self, w: W) -> io::Result<()> {
         let mut enc = png::Encoder::new(w, self.width.max(1), self.height.max(1));
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
         let mut writer = enc.write_header().map_err(io::Error::other)?;
-        if self.width == 0 || self.height == 0 {
-            writer
-                .write_image_data(&[0, 0, 0])
-                .map_err(io::Error::other)?;
+        let data: &[u8] = if self.width == 0 || self.height == 0 {
+            &[0, 0, 0]
         } else {
-            writer
-                .write_image_data(&self.rgb)
-                .map_err(io::Error::other)?;
-        }
-        Ok(())
+            &self.rgb
+        };
+        writer.write_image_data(data).map_err(io::Error::other)?;
+        writer.finish().map_err(io::Error::other)
     }
+}
+
+/// PNG bytes (a frame's, or a screenshot read from disk) as a
+/// `data:image/png;base64,...` URI, so an HTML report is one file.
+pub fn png_data_uri(png: &[u8]) -> String {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(png);
+    format!("data:image/png;base64,{b64}")
 }

@@ -35,13 +35,8 @@ pub fn render(r: &SweepReport) -> String {
     );
     h.push_str(STYLE);
     // Each distinct frame once.
-    for (hash, b64) in &r.frames {
-        let _ = write!(
-            h,
-            "\n.f{}{{background-image:url(data:image/png;base64,{})}}",
-            esc(hash),
-            b64
-        );
+    for (hash, uri) in &r.frames {
+        let _ = write!(h, "\n.f{}{{background-image:url({})}}", esc(hash), uri);
     }
     h.push_str("\n</style></head><body>\n");
     let _ = writeln!(

@@ -9,7 +9,6 @@
 
 pub mod html;
 pub mod markdown;
-pub mod png;
 
 use crate::bisect::Divergence;
 use crate::state::State;
@@ -17,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub const FORMAT: &str = "oracle-sweep/1";
+pub const FORMAT: &str = "oracle-sweep/2";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepReport {
@@ -40,7 +39,7 @@ pub struct SweepReport {
     /// Timing summary (absent with `--no-timings`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timings: Option<TimingSummary>,
-    /// Final frames as PNG (base64), by frame hash.
+    /// Final frames as PNG `data:` URIs, by frame hash.
     #[serde(default)]
     pub frames: BTreeMap<String, String>,
 }

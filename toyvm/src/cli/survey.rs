@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use toyvm::frame::png_data_uri;
 use toyvm::session::{Config, Program, Report, Session};
 
 #[derive(clap::Args)]
@@ -112,24 +113,6 @@ pub struct Outcome {
     pub png: Vec<u8>,
 }
 
-fn png_bytes(f: &toyvm::frame::Frame) -> Vec<u8> {
-    let mut out = Vec::new();
-    {
-        let mut enc = png::Encoder::new(&mut out, f.width.max(1), f.height.max(1));
-        enc.set_color(png::ColorType::Rgb);
-        enc.set_depth(png::BitDepth::Eight);
-        if let Ok(mut w) = enc.write_header() {
-            let data = if f.width == 0 || f.height == 0 {
-                vec![0, 0, 0]
-            } else {
-                f.rgb.clone()
-            };
-            let _ = w.write_image_data(&data);
-        }
-    }
-    out
-}
-
 /// Runs one row (a panic is caught and reported as a bug, not a result).
 pub fn run_row(dir: &Path, row: &Row, budget: u64, arm: &str) -> Outcome {
     let cfg = config_for(dir, row, budget, arm);
@@ -137,7 +120,7 @@ pub fn run_row(dir: &Path, row: &Row, budget: u64, arm: &str) -> Outcome {
         let mut s = Session::new(&cfg)?;
         s.run();
         let rep = s.report(&cfg);
-        let png = png_bytes(&s.frame());
+        let png = s.frame().png_bytes();
         Ok::<_, String>((rep, png))
     });
     match r {
@@ -167,26 +150,6 @@ pub fn run_row(dir: &Path, row: &Row, budget: u64, arm: &str) -> Outcome {
             }
         }
     }
-}
-
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/// Standard base64 (for data URIs).
-pub fn base64(data: &[u8]) -> String {
-    let mut s = String::with_capacity(data.len().div_ceil(3) * 4);
-    for c in data.chunks(3) {
-        let n = (c[0] as u32) << 16
-            | (*c.get(1).unwrap_or(&0) as u32) << 8
-            | *c.get(2).unwrap_or(&0) as u32;
-        for i in 0..4 {
-            if i <= c.len() {
-                s.push(B64[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                s.push('=');
-            }
-        }
-    }
-    s
 }
 
 fn esc(s: &str) -> String {
@@ -276,20 +239,14 @@ fn html(dir: &Path, outs: &[Outcome], budget: u64, arm: &str) -> String {
             esc(&o.row.dosbox)
         ));
         if !o.png.is_empty() {
-            h.push_str(&format!(
-                "<img src=\"data:image/png;base64,{}\">",
-                base64(&o.png)
-            ));
+            h.push_str(&format!("<img src=\"{}\">", png_data_uri(&o.png)));
         }
         h.push_str("</td><td>");
         let shot = dir
             .join("_dosbox_screens")
             .join(format!("{}.png", o.row.path.replace('/', "__")));
         match std::fs::read(&shot) {
-            Ok(b) => h.push_str(&format!(
-                "<img src=\"data:image/png;base64,{}\">",
-                base64(&b)
-            )),
+            Ok(b) => h.push_str(&format!("<img src=\"{}\">", png_data_uri(&b))),
             Err(_) => h.push_str("<small>no picture</small>"),
         }
         h.push_str("</td></tr>\n");
