@@ -16,6 +16,16 @@ pub use manifest::{
     Corpus, Program, COVERAGE,
 };
 
+/// [`shared_dir`], unless the environment variable `var` names the folder
+/// itself (`CPU_TESTS_DIR`, `DOS_REAL`: the overrides the docs give for one
+/// data set).
+pub fn shared_dir_or(var: &str, sub: &str) -> Option<std::path::PathBuf> {
+    match std::env::var_os(var) {
+        Some(d) => Some(std::path::PathBuf::from(d)),
+        None => shared_dir(sub),
+    }
+}
+
 /// Finds `shared/<sub>` (e.g. `dos-real`, `cpu-tests`): the folder named by
 /// the environment variable `LAB_SHARED` if set, else the first `shared/`
 /// beside the workspace or any of its ancestors (so git worktrees nested

@@ -220,7 +220,7 @@ impl FlagKind {
 /// Even parity of the low byte of `r` (PF's definition).
 #[inline(always)]
 pub const fn parity(r: u32) -> bool {
-    (r as u8).count_ones() % 2 == 0
+    (r as u8).count_ones() & 1 == 0
 }
 
 /// The lazy flag record. See the module header for its meaning.

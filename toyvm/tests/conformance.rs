@@ -10,17 +10,8 @@ use toyvm::conformance::moo;
 use toyvm::conformance::runner::{self, Options};
 
 fn data_dir() -> Option<PathBuf> {
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut candidates = vec![
-        here.join("../../shared/cpu-tests"),
-        here.join("../../../shared/cpu-tests"),
-    ];
-    if let Ok(d) = std::env::var("CPU_TESTS_DIR") {
-        candidates.insert(0, PathBuf::from(d));
-    }
-    let found = candidates
-        .into_iter()
-        .find(|p| p.join("FORMAT.md").is_file());
+    let found = corpus_dos::shared_dir_or("CPU_TESTS_DIR", "cpu-tests")
+        .filter(|p| p.join("FORMAT.md").is_file());
     if found.is_none() {
         eprintln!("SKIPPED: shared/cpu-tests not found next to the workspace (set CPU_TESTS_DIR)");
     }

@@ -33,7 +33,7 @@ fn machine(code: &[u8]) -> (Cpu, Ram) {
     let mut ram = Ram(vec![0; 0x20_0000]);
     for v in 0..256u32 {
         let e = (v * 4) as usize;
-        ram.0[e..e + 4].copy_from_slice(&[(v * 4) as u8, (v * 4 >> 8) as u8, 0x00, 0xF0]);
+        ram.0[e..e + 4].copy_from_slice(&[(v * 4) as u8, ((v * 4) >> 8) as u8, 0x00, 0xF0]);
         ram.0[0xF_0000 + (v * 4) as usize] = 0xF4; // HLT
     }
     ram.0[0x10100..0x10100 + code.len()].copy_from_slice(code);
@@ -45,7 +45,7 @@ fn machine(code: &[u8]) -> (Cpu, Ram) {
 }
 
 fn vector_taken(cpu: &Cpu) -> Option<u8> {
-    (cpu.sregs[1] == 0xF000).then(|| (cpu.eip / 4) as u8)
+    (cpu.sregs[1] == 0xF000).then_some((cpu.eip / 4) as u8)
 }
 
 fn stack_word(cpu: &Cpu, ram: &Ram, depth: u32) -> u16 {

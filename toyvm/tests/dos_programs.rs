@@ -64,7 +64,7 @@ fn entry_registers_console_and_exit_code() {
         b"HI\r\n$",
     );
     std::fs::write(d.join("T.COM"), p).unwrap();
-    let mut s = run(&d, "T.COM", 1_000_000);
+    let s = run(&d, "T.COM", 1_000_000);
     assert_eq!(s.end, Some(End::Exited { code: 7 }));
     assert_eq!(s.console_text().0, "HI\nX");
     let psp = s.machine.mem.ram();

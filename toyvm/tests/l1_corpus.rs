@@ -132,13 +132,7 @@ fn builtin_corpus_full_budgets() {
 }
 
 fn dos_real() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("DOS_REAL") {
-        return Some(PathBuf::from(d));
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/dos-real"))
-        .find(|d| d.join("MANIFEST.tsv").exists())
+    corpus_dos::shared_dir_or("DOS_REAL", "dos-real").filter(|d| d.join("MANIFEST.tsv").exists())
 }
 
 /// The dos-real rows as the survey runs them (companions from the notes).

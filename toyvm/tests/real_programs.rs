@@ -4,17 +4,11 @@
 //! absent. The corpus is found from `DOS_REAL` or as `shared/dos-real` in an
 //! ancestor of this crate.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use toyvm::session::{Config, End, Program, Session};
 
 fn corpus() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("DOS_REAL") {
-        return Some(PathBuf::from(d));
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/dos-real"))
-        .find(|d| d.join("MANIFEST.tsv").exists())
+    corpus_dos::shared_dir_or("DOS_REAL", "dos-real").filter(|d| d.join("MANIFEST.tsv").exists())
 }
 
 struct Case {

@@ -49,7 +49,7 @@ impl Mach {
         // IVT: vector v -> F000:v*4, where a HLT waits (faults end the run).
         for v in 0..256u32 {
             let e = (v * 4) as usize;
-            ram[e..e + 4].copy_from_slice(&[(v * 4) as u8, (v * 4 >> 8) as u8, 0x00, 0xF0]);
+            ram[e..e + 4].copy_from_slice(&[(v * 4) as u8, ((v * 4) >> 8) as u8, 0x00, 0xF0]);
             ram[0xF_0000 + (v * 4) as usize] = 0xF4;
         }
         let pages = (0..(RAM as u32 >> GRANULE))

@@ -96,6 +96,29 @@ pub fn port_skip(c: u64, k: u64, d: u64, t: u64, stop_at: u64) -> u64 {
     jt.min(jb).saturating_sub(1)
 }
 
+/// Folds a `LOOP $` (`Spin::Count`, one dispatch per iteration, CX or ECX
+/// counting down, flags untouched): all but the last of the remaining
+/// iterations that fit before `stop_at` are taken at once, leaving the count
+/// register where running them would. Returns the dispatches charged (0 when
+/// nothing was folded); the caller adds them to the clock and its counters.
+/// L1's dispatch loop and the µop arm's L1 side both fold with this.
+#[inline]
+pub fn fold_count_loop(a32: bool, cpu: &mut Cpu, stop_at: u64) -> u64 {
+    let mask: u64 = if a32 { 0xFFFF_FFFF } else { 0xFFFF };
+    let c = cpu.regs[1] as u64 & mask;
+    let total = if c == 0 { mask + 1 } else { c };
+    let k = (total - 1).min(stop_at.saturating_sub(cpu.clock));
+    if k > 0 {
+        let left = (c.wrapping_sub(k)) & mask;
+        if a32 {
+            cpu.regs[1] = left as u32;
+        } else {
+            cpu.set_r16(1, left as u16);
+        }
+    }
+    k
+}
+
 /// Whole iterations of spin block `id` (its `spin` shape and `ops`) to skip
 /// now, just after it branched back to its head: `head` is the state taken
 /// at the head one iteration ago, `port_until` what the bus promised about
@@ -150,4 +173,39 @@ pub fn reads_plain<B: EngineBus, T: EngineBus>(ops: &[TOp<B>], cpu: &Cpu, bus: &
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(a32, ECX before, clock, stop_at)` -> `(dispatches folded, ECX after)`.
+    #[test]
+    fn count_loop_folds_all_but_the_last_iteration_that_fits() {
+        let cases: &[(bool, u32, u64, u64, u64, u32)] = &[
+            // CX = 5: four folded, the last LOOP runs for real.
+            (false, 0xABCD_0005, 0, 100, 4, 0xABCD_0001),
+            // CX = 0 means 65536 iterations; the high half of ECX is kept.
+            (false, 0x1234_0000, 0, 1 << 20, 0xFFFF, 0x1234_0001),
+            // The budget cuts it: only what fits before stop_at.
+            (false, 0x0000_1000, 10, 20, 10, 0x0000_0FF6),
+            // ECX counts with a 32-bit address size.
+            (true, 0x0001_0000, 0, 1 << 20, 0xFFFF, 0x0000_0001),
+            // CX = 1: the one iteration left runs for real.
+            (false, 1, 0, 100, 0, 1),
+            // Already at the stop: nothing.
+            (false, 50, 7, 7, 0, 50),
+        ];
+        for &(a32, ecx, clock, stop_at, want_k, want_ecx) in cases {
+            let mut cpu = Cpu::new();
+            cpu.regs[1] = ecx;
+            cpu.clock = clock;
+            let k = fold_count_loop(a32, &mut cpu, stop_at);
+            assert_eq!(
+                (k, cpu.regs[1]),
+                (want_k, want_ecx),
+                "a32={a32} ecx={ecx:#x}"
+            );
+        }
+    }
 }

@@ -290,18 +290,8 @@ pub fn run_spin(
         }
         // Block entry: the folds, as `L1::dispatch` makes them.
         if b.spin == Spin::Count {
-            let a32 = b.ops[0].op.ea.a32;
-            let mask: u64 = if a32 { 0xFFFF_FFFF } else { 0xFFFF };
-            let c = cpu.regs[1] as u64 & mask;
-            let total = if c == 0 { mask + 1 } else { c };
-            let k = (total - 1).min(stop_at - cpu.clock);
+            let k = spin::fold_count_loop(b.ops[0].op.ea.a32, cpu, stop_at);
             if k > 0 {
-                let left = (c.wrapping_sub(k)) & mask;
-                if a32 {
-                    cpu.regs[1] = left as u32;
-                } else {
-                    cpu.set_r16(1, left as u16);
-                }
                 cpu.clock += k;
                 stats.folds += 1;
                 stats.dispatches += k;
