@@ -16,14 +16,23 @@ pub use manifest::{
     Corpus, Program, COVERAGE,
 };
 
-/// [`shared_dir`], unless the environment variable `var` names the folder
-/// itself (`CPU_TESTS_DIR`, `DOS_REAL`: the overrides the docs give for one
-/// data set).
-pub fn shared_dir_or(var: &str, sub: &str) -> Option<std::path::PathBuf> {
-    match std::env::var_os(var) {
+/// A shared data set for a test: the folder the environment variable `var`
+/// names (`CPU_TESTS_DIR`, `DOS_REAL`: the overrides the docs give), else
+/// [`shared_dir`]`(sub)`, provided it holds the file `marker`. When it is
+/// absent this prints the one `SKIPPED:` line the test's output shows and
+/// returns `None`, so every data-driven test skips the same way.
+pub fn shared_data_or_skip(var: &str, sub: &str, marker: &str) -> Option<std::path::PathBuf> {
+    let found = match std::env::var_os(var) {
         Some(d) => Some(std::path::PathBuf::from(d)),
         None => shared_dir(sub),
     }
+    .filter(|d| d.join(marker).is_file());
+    if found.is_none() {
+        eprintln!(
+            "SKIPPED: shared/{sub} not found (set {var}, or LAB_SHARED to the shared folder)"
+        );
+    }
+    found
 }
 
 /// Finds `shared/<sub>` (e.g. `dos-real`, `cpu-tests`): the folder named by

@@ -111,14 +111,9 @@ fn external_dir_with_config() {
 
 #[test]
 fn external_dos_real_manifest() {
-    let Some(dir) = corpus_dos::shared_dir("dos-real") else {
-        eprintln!("SKIP: shared/dos-real not present");
+    let Some(dir) = corpus_dos::shared_data_or_skip("DOS_REAL", "dos-real", "MANIFEST.tsv") else {
         return;
     };
-    if !dir.join("MANIFEST.tsv").exists() {
-        eprintln!("SKIP: shared/dos-real not present");
-        return;
-    }
     let c = load_dir(&dir).unwrap();
     assert!(c.programs.len() > 100, "{} programs", c.programs.len());
     for p in &c.programs {

@@ -10,12 +10,7 @@ use toyvm::conformance::moo;
 use toyvm::conformance::runner::{self, Options};
 
 fn data_dir() -> Option<PathBuf> {
-    let found = corpus_dos::shared_dir_or("CPU_TESTS_DIR", "cpu-tests")
-        .filter(|p| p.join("FORMAT.md").is_file());
-    if found.is_none() {
-        eprintln!("SKIPPED: shared/cpu-tests not found next to the workspace (set CPU_TESTS_DIR)");
-    }
-    found
+    corpus_dos::shared_data_or_skip("CPU_TESTS_DIR", "cpu-tests", "FORMAT.md")
 }
 
 #[test]

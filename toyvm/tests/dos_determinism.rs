@@ -52,10 +52,7 @@ fn synthetic_program_reports_are_byte_identical() {
 
 #[test]
 fn real_program_reports_are_byte_identical() {
-    let Some(dir) = corpus_dos::shared_dir("dos-real") else {
-        eprintln!(
-            "skipped: shared/dos-real is absent (the dos-real corpus is not on this machine)"
-        );
+    let Some(dir) = corpus_dos::shared_data_or_skip("DOS_REAL", "dos-real", "MANIFEST.tsv") else {
         return;
     };
     let prog = dir.join("efliks-demoscene-legacy/asm/plasma/PLASMA.COM");

@@ -8,12 +8,7 @@ use std::path::PathBuf;
 use toyvm::conformance::runner::{self, Engine, Options};
 
 fn data_dir() -> Option<PathBuf> {
-    let found = corpus_dos::shared_dir_or("CPU_TESTS_DIR", "cpu-tests")
-        .filter(|p| p.join("FORMAT.md").is_file());
-    if found.is_none() {
-        eprintln!("SKIPPED: shared/cpu-tests not found next to the workspace (set CPU_TESTS_DIR)");
-    }
-    found
+    corpus_dos::shared_data_or_skip("CPU_TESTS_DIR", "cpu-tests", "FORMAT.md")
 }
 
 fn run(dir: &std::path::Path, engine: Engine, limit: Option<usize>) -> runner::Summary {

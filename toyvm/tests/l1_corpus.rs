@@ -9,7 +9,7 @@
 //! long on a shared box; the ignored `builtin_corpus_full_budgets` runs the
 //! manifest budgets.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use toyvm::session::{Config, Program, Session};
 
 fn cap() -> u64 {
@@ -131,10 +131,6 @@ fn builtin_corpus_full_budgets() {
     check_all(builtin_configs(u64::MAX), 4);
 }
 
-fn dos_real() -> Option<PathBuf> {
-    corpus_dos::shared_dir_or("DOS_REAL", "dos-real").filter(|d| d.join("MANIFEST.tsv").exists())
-}
-
 /// The dos-real rows as the survey runs them (companions from the notes).
 fn dos_real_configs(dir: &Path, cap: u64) -> Vec<(String, Config)> {
     let text = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("MANIFEST.tsv");
@@ -173,8 +169,7 @@ fn dos_real_configs(dir: &Path, cap: u64) -> Vec<(String, Config)> {
 
 #[test]
 fn dos_real_l1_equals_l0() {
-    let Some(dir) = dos_real() else {
-        eprintln!("SKIPPED: shared/dos-real not found (set DOS_REAL to run this test)");
+    let Some(dir) = corpus_dos::shared_data_or_skip("DOS_REAL", "dos-real", "MANIFEST.tsv") else {
         return;
     };
     let cap = std::env::var("L1_DOS_REAL_CAP")

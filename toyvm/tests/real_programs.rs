@@ -4,12 +4,7 @@
 //! absent. The corpus is found from `DOS_REAL` or as `shared/dos-real` in an
 //! ancestor of this crate.
 
-use std::path::PathBuf;
 use toyvm::session::{Config, End, Program, Session};
-
-fn corpus() -> Option<PathBuf> {
-    corpus_dos::shared_dir_or("DOS_REAL", "dos-real").filter(|d| d.join("MANIFEST.tsv").exists())
-}
 
 struct Case {
     path: &'static str,
@@ -179,10 +174,7 @@ const CASES: &[Case] = &[
 
 #[test]
 fn representative_real_programs() {
-    let Some(dir) = corpus() else {
-        eprintln!(
-            "skipped: the dos-real corpus is absent (set DOS_REAL or put it at shared/dos-real)"
-        );
+    let Some(dir) = corpus_dos::shared_data_or_skip("DOS_REAL", "dos-real", "MANIFEST.tsv") else {
         return;
     };
     let mut failures = Vec::new();

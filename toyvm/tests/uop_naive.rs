@@ -314,10 +314,11 @@ fn run_uops(cpu: &mut Cpu, m: &mut Mach, limit: u64, engine: Engine, census: &mu
         }
         cpu.eip = exit.ip;
         match exit.reason {
-            ExitReason::Budget | ExitReason::Fallback => {
-                if cpu.clock < limit && !l0_step(cpu, m, census) {
-                    break;
-                }
+            // Run the instruction E1 handed back on L0; stop if L0 cannot.
+            ExitReason::Budget | ExitReason::Fallback
+                if cpu.clock < limit && !l0_step(cpu, m, census) =>
+            {
+                break
             }
             ExitReason::Smc => {
                 for (lo, hi) in std::mem::take(&mut m.smc) {

@@ -195,11 +195,9 @@ fn drive(
         };
         cpu.eip = ex.exit.ip;
         match ex.exit.reason {
-            ExitReason::Budget | ExitReason::Fallback => {
-                if cpu.clock < stop_at {
-                    if let Some(r) = l0_step(cpu, bus, st) {
-                        return r;
-                    }
+            ExitReason::Budget | ExitReason::Fallback if cpu.clock < stop_at => {
+                if let Some(r) = l0_step(cpu, bus, st) {
+                    return r;
                 }
             }
             ExitReason::Invalid => return Some("E1 met an invalid word".into()),
