@@ -1,6 +1,6 @@
 //! `toyvm`: a small DOS VM, the lab's proving ground for execution tiers.
 //!
-//! Owns the real-mode 386-class CPU ([`cpu`]) and its interface to memory and
+//! Uses the 386-class CPU of `x86-cpu` ([`cpu`]) and its interface to memory and
 //! ports ([`bus`]); later the machine (memory, PIC, PIT, keyboard, VGA, Sound
 //! Blaster), DOS and BIOS services, loaders, the L1 threaded tier, the tier
 //! drivers that make the arms, the session and the `toyvm` CLI.
@@ -9,7 +9,8 @@
 pub mod bios;
 pub mod bus;
 pub mod conformance;
-pub mod cpu;
+/// The CPU lives in `x86-cpu` (shared with mainemu); `toyvm::cpu` names it.
+pub use x86_cpu as cpu;
 pub mod dos;
 pub mod frame;
 pub mod host_clock;

@@ -67,7 +67,7 @@ fn reg_dst<B>(op: &Op<B>) -> bool {
 /// The class bits of one instruction. `hostcall`: the Op is the
 /// host-service instruction (decided by address, not by iced).
 ///
-/// The `SAFE` audit, handler by handler (toyvm/src/cpu/exec, cpu/string.rs):
+/// The `SAFE` audit, handler by handler (x86-cpu/src/exec, x86-cpu/src/string.rs):
 /// every handler computes its operand locations (`Op::loc`, `ea::check`) and
 /// reads before its first register write, so a fault changes nothing, except:
 /// POP to memory (SP moves before the destination check), PUSHA/POPA, ENTER,

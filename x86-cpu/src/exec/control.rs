@@ -9,9 +9,9 @@
 use super::data::{read_far_ptr, set_flags_from_stack};
 use super::{branch, next_ip, peek, pop, push};
 use crate::bus::Bus;
-use crate::cpu::interrupt::push_frame;
-use crate::cpu::op::{Flow, Op};
-use crate::cpu::{ea, reg, seg, Cpu, Exception};
+use crate::interrupt::push_frame;
+use crate::op::{Flow, Op};
+use crate::{ea, reg, seg, Cpu, Exception};
 use shared_ir::flags::{DF, IF};
 
 type R = Result<Flow, Exception>;

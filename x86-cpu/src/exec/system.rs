@@ -7,9 +7,9 @@
 //! arithmetic: D8-DF go to `cpu::fpu`, which owns that.
 
 use crate::bus::Bus;
-use crate::cpu::fpu::{FpuContext, FpuMemory};
-use crate::cpu::op::{put, Flow, Op, Opnd};
-use crate::cpu::{cr0, ea, reg, seg, Cpu, Exception};
+use crate::fpu::{FpuContext, FpuMemory};
+use crate::op::{put, Flow, Op, Opnd};
+use crate::{cr0, ea, reg, seg, Cpu, Exception};
 
 type R = Result<Flow, Exception>;
 

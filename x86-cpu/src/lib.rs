@@ -1,12 +1,15 @@
-//! The real-mode 386-class CPU: architectural state and its vocabulary.
+//! `x86-cpu`: the x86 CPU both VMs share (toyvm's real-mode 386, mainemu's
+//! 32-bit flat user mode): architectural state, decode to ops, and the
+//! execution of integer and x87 instructions, written once.
 //!
-//! This module owns the register file, segment state, control registers, the
+//! This crate owns the register file, segment state, control registers, the
 //! guest clock, the exception vocabulary and the small accessors machines and
 //! services use (registers by width, linear addresses, stack pushes). Instruction
 //! semantics live in the submodules; arithmetic and flags come from `shared_ir`.
-//! It must not know about DOS, BIOS or devices: it talks to the world only
-//! through [`crate::bus::Bus`].
+//! It must not know about DOS, Windows, BIOS or devices: it talks to the world
+//! only through [`crate::bus::Bus`].
 
+pub mod bus;
 pub mod decode;
 pub mod ea;
 pub mod exec;

@@ -20,7 +20,7 @@ pub mod softfloat;
 pub mod transcendental;
 pub mod wide;
 
-use crate::cpu::Exception;
+use crate::Exception;
 use iced_x86::Instruction;
 pub use softfloat::F80;
 

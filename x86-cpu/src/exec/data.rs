@@ -9,8 +9,8 @@
 
 use super::{peek, pop, push};
 use crate::bus::{Bus, Width};
-use crate::cpu::op::{get, put, Flow, Op, Opnd};
-use crate::cpu::{ea, reg, seg, Cpu, Exception, EFLAGS_WRITABLE};
+use crate::op::{get, put, Flow, Op, Opnd};
+use crate::{ea, reg, seg, Cpu, Exception, EFLAGS_WRITABLE};
 use shared_ir::flags::{AF, CF, PF, SF, ZF};
 
 type R = Result<Flow, Exception>;

@@ -7,9 +7,9 @@
 //! so that every tier computes it the same way.
 
 use crate::bus::{Bus, Width};
-use crate::cpu::ea;
-use crate::cpu::op::{get, put, Flow, Loc, Op, Opnd};
-use crate::cpu::{reg, Cpu, Exception};
+use crate::ea;
+use crate::op::{get, put, Flow, Loc, Op, Opnd};
+use crate::{reg, Cpu, Exception};
 use shared_ir::alu::{self, AluOp, BtOp, ShiftOp};
 
 type R = Result<Flow, Exception>;

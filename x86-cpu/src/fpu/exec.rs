@@ -12,7 +12,7 @@ use super::opcode;
 use super::softfloat::{self, Class, Flags, Ordering, Rounding, DE, F80, IE, OE, SF, UE, ZE};
 use super::transcendental;
 use super::{sw, tag, tag_of, Fpu, FpuContext, FpuMemory};
-use crate::cpu::Exception;
+use crate::Exception;
 use iced_x86::{Code, Instruction, OpKind, Register};
 
 /// The binary arithmetic operations.
