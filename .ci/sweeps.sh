@@ -14,6 +14,12 @@ mkdir -p out
 # The README's main command (built-in corpus, arms l1,only-naive).
 cargo run --release -p oracle -- sweep --json out/sweep.json --html out/sweep.html
 
+# The @wasm arms (docs/wasm.md): the built-in corpus with the VM compiled to
+# wasm32-wasip1 under wasmtime, Cranelift and Winch, exact against native l1.
+./target/release/oracle sweep --arms l1,l1@wasm,only-naive@wasm,l1@wasm-winch,only-naive@wasm-winch \
+  --json out/sweep-wasm.json --html out/sweep-wasm.html > out/sweep-wasm.txt
+tail -n 1 out/sweep-wasm.txt
+
 shared=""
 for d in ../shared/dos-real ../../shared/dos-real; do
   [ -d "$d" ] && shared="$d" && break

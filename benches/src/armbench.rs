@@ -160,12 +160,30 @@ pub fn run_flat(p: &Program, arm: &str) -> Result<Run, String> {
     })
 }
 
-/// Runs `p` under `arm` in the DOS session (the machine `toyvm run` uses).
+/// The hash of everything guest-visible at the end of a DOS run: toyvm's
+/// sample (registers, flags, device, frame and console hashes, end,
+/// interrupts) and guest RAM. The same function for native and wasm runs.
+pub fn outcome_hash(sample: &toyvm::sample::Sample, ram: &[u8]) -> u64 {
+    let key = format!(
+        "{}|{:016x}",
+        serde_json::to_string(sample).expect("a sample serialises"),
+        xxhash_rust::xxh3::xxh3_64(ram)
+    );
+    xxhash_rust::xxh3::xxh3_64(key.as_bytes())
+}
+
+/// Runs `p` under `arm` in the DOS session (the machine `toyvm run` uses);
+/// `INNER@wasm` / `INNER@wasm-winch` run the session inside the toyvm wasm
+/// module under wasmtime (docs/wasm.md).
 pub fn run_dos(p: &Program, arm: &str) -> Result<Run, String> {
     let mut cfg = Config::new(&p.path);
     cfg.program.args = p.args.clone();
     cfg.budget = p.budget;
     cfg.arm = arm.to_string();
+    if let Some((inner, compiler)) = wasm_host::split_arm(arm) {
+        cfg.arm = inner.to_string();
+        return run_wasm(&cfg, compiler);
+    }
     let mut s = match l1_config(arm) {
         Some(c) if arm != "l1" => {
             let e: L1<toyvm::machine::Machine> = L1::with_config(c);
@@ -176,23 +194,47 @@ pub fn run_dos(p: &Program, arm: &str) -> Result<Run, String> {
     let t = Timer::start();
     s.run();
     let (wall, cpu) = t.stop();
-    let snap = s.snapshot();
+    let sample = s.sample();
     let report = s.report(&cfg);
     let counters = report
         .engine_counters
         .clone()
         .and_then(|v| serde_json::from_value::<Counters>(v).ok());
-    let key = format!(
-        "{:?}|{}|{}|{:?}",
-        snap, report.end, report.console, report.interrupts
-    );
     Ok(Run {
-        dispatches: snap.dispatches,
-        hash: xxhash_rust::xxh3::xxh3_64(key.as_bytes()),
+        dispatches: sample.dispatches,
+        hash: outcome_hash(&sample, s.machine.mem.ram()),
         wall,
         cpu,
-        end: report.end.clone(),
+        end: sample.end,
         console: report.console.clone(),
+        counters,
+    })
+}
+
+/// Runs `cfg` (inner arm) in a session inside the wasm module; instance
+/// creation (and the once-per-process compile) is not timed.
+fn run_wasm(cfg: &Config, compiler: wasm_host::Compiler) -> Result<Run, String> {
+    let mut s = wasm_host::WasmSession::open(cfg, compiler)?;
+    let t = Timer::start();
+    s.run_until(cfg.budget)?;
+    let (wall, cpu) = t.stop();
+    let sample = s.sample()?;
+    let counters = s
+        .counters()?
+        .and_then(|v| serde_json::from_value::<Counters>(v).ok());
+    let console = s.console()?;
+    let printed = console
+        .split("\n--- screen ---\n")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    Ok(Run {
+        dispatches: sample.dispatches,
+        hash: outcome_hash(&sample, s.ram()),
+        wall,
+        cpu,
+        end: sample.end,
+        console: printed,
         counters,
     })
 }

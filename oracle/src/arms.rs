@@ -169,13 +169,75 @@ pub fn make(name: &str) -> Result<Box<dyn Engine>, String> {
     })
 }
 
+/// The wasm compiler type (`wasm_host::Compiler`; uninhabited in a build
+/// without the `wasm` feature).
+#[cfg(feature = "wasm")]
+pub type WasmCompiler = wasm_host::Compiler;
+#[cfg(not(feature = "wasm"))]
+pub type WasmCompiler = NoWasm;
+
+/// No wasm compiler: this oracle was built without the `wasm` feature.
+#[cfg(not(feature = "wasm"))]
+#[derive(Clone, Copy, Debug)]
+pub enum NoWasm {}
+
+/// For `INNER@wasm` / `INNER@wasm-winch`: the inner arm and the compiler,
+/// after checking the inner arm is one toyvm builds (inside the module only
+/// toyvm's own arms exist: no test arms, no registered ones). Ok(None) for
+/// any other name.
+pub fn wasm_arm(name: &str) -> Result<Option<(&str, WasmCompiler)>, String> {
+    let name = name.trim();
+    let Some((_, suffix)) = name.rsplit_once('@') else {
+        return Ok(None);
+    };
+    if suffix != "wasm" && suffix != "wasm-winch" {
+        return Ok(None);
+    }
+    #[cfg(feature = "wasm")]
+    {
+        let Some((inner, c)) = wasm_host::split_arm(name) else {
+            return Err(format!(
+                "arm `{name}`: expected INNER@{suffix} with a toyvm arm as INNER"
+            ));
+        };
+        if inner.contains('+') {
+            return Err(format!(
+                "arm `{name}`: test arms run natively only (the module holds toyvm's own arms)"
+            ));
+        }
+        toyvm::session::engine(inner).map_err(|e| format!("arm `{name}`: {e}"))?;
+        Ok(Some((inner, c)))
+    }
+    #[cfg(not(feature = "wasm"))]
+    {
+        Err(format!(
+            "arm `{name}`: this oracle was built without the `wasm` feature (cargo build -p oracle --features wasm)"
+        ))
+    }
+}
+
+/// Checks that an arm can be run: a native arm's engine can be built; a
+/// wasm arm's inner arm exists and the toyvm module compiles under its
+/// compiler (compiled once per process; a missing module is a clear error).
+pub fn check(name: &str) -> Result<(), String> {
+    match wasm_arm(name)? {
+        #[cfg(feature = "wasm")]
+        Some((_, c)) => wasm_host::compiler::compiled(c)
+            .map(|_| ())
+            .map_err(|e| format!("arm `{name}`: {e}")),
+        #[cfg(not(feature = "wasm"))]
+        Some((_, c)) => match c {},
+        None => make(name).map(|_| ()),
+    }
+}
+
 /// Checks that every arm can be built (before any run starts).
 pub fn check_all(names: &[String]) -> Result<(), String> {
     if names.is_empty() {
         return Err("no arms given".into());
     }
     for n in names {
-        make(n)?;
+        check(n)?;
     }
     Ok(())
 }

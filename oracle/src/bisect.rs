@@ -11,13 +11,14 @@
 //! where RAM, frame and console differ. Owns that search and the divergence
 //! record. It must not print or write files.
 
+use crate::arm_run::ArmRun;
 use crate::compare::advance;
 use crate::disasm;
 use crate::spec::RunSpec;
-use crate::state::{console_text, same_ram, State};
+use crate::state::{same_ram, State};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use toyvm::session::Session;
+type Pair = [Box<dyn ArmRun>; 2];
 
 /// The instruction that ran at the first differing dispatch.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,30 +91,30 @@ pub struct Divergence {
 /// How many RAM difference runs a divergence lists.
 const MAX_RAM_DIFFS: usize = 8;
 
-fn fresh(spec: &RunSpec, arms: &[String; 2], to: u64) -> Result<[Session; 2], String> {
+fn fresh(spec: &RunSpec, arms: &[String; 2], to: u64) -> Result<Pair, String> {
     let mut a = spec.open(&arms[0])?;
     let mut b = spec.open(&arms[1])?;
-    advance(&mut a, &arms[0], to)?;
-    advance(&mut b, &arms[1], to)?;
+    advance(a.as_mut(), &arms[0], to)?;
+    advance(b.as_mut(), &arms[1], to)?;
     Ok([a, b])
 }
 
 /// Both arms' states where they stand, and whether they agree (RAM
 /// compared directly; RAM hashes filled in only when they differ).
-fn compare_now(s: &mut [Session; 2]) -> (State, State, bool) {
-    let mut a = State::capture_light(&mut s[0]);
-    let mut b = State::capture_light(&mut s[1]);
-    let same = a == b && same_ram(&s[0], &s[1]);
+fn compare_now(s: &mut Pair) -> (State, State, bool) {
+    let mut a = State::capture_light(s[0].as_mut());
+    let mut b = State::capture_light(s[1].as_mut());
+    let same = a == b && same_ram(s[0].as_ref(), s[1].as_ref());
     if !same {
-        a.fill_ram_hash(&s[0]);
-        b.fill_ram_hash(&s[1]);
+        a.fill_ram_hash(s[0].as_ref());
+        b.fill_ram_hash(s[1].as_ref());
     }
     (a, b, same)
 }
 
-fn step(s: &mut [Session; 2], arms: &[String; 2], to: u64) -> Result<(State, State, bool), String> {
-    advance(&mut s[0], &arms[0], to)?;
-    advance(&mut s[1], &arms[1], to)?;
+fn step(s: &mut Pair, arms: &[String; 2], to: u64) -> Result<(State, State, bool), String> {
+    advance(s[0].as_mut(), &arms[0], to)?;
+    advance(s[1].as_mut(), &arms[1], to)?;
     Ok(compare_now(s))
 }
 
@@ -194,7 +195,7 @@ pub fn bisect(
 
 /// The last step, from `D-1` (sessions there) to `D`.
 fn finish(
-    mut s: [Session; 2],
+    mut s: Pair,
     arms: &[String; 2],
     d: u64,
     window: (u64, u64),
@@ -204,8 +205,8 @@ fn finish(
     let Some(lo) = from else {
         // Different from dispatch 0: nothing ran.
         let (mut a, mut b, _) = compare_now(&mut s);
-        a.fill_ram_hash(&s[0]);
-        b.fill_ram_hash(&s[1]);
+        a.fill_ram_hash(s[0].as_ref());
+        b.fill_ram_hash(s[1].as_ref());
         let pre = Pre {
             before: a.clone(),
             instruction: None,
@@ -234,9 +235,9 @@ struct Pre {
     halted: bool,
 }
 
-fn insn_at(s: &mut Session, cs: u16, ip: u32) -> Instruction {
+fn insn_at(s: &mut dyn ArmRun, cs: u16, ip: u32) -> Instruction {
     let lin = ((cs as u32) << 4).wrapping_add(ip & 0xFFFF);
-    let bytes = s.machine.read_lin(lin, 15);
+    let bytes = s.read_lin(lin, 15);
     let (len, text) =
         if bytes[0] == 0xFE && bytes[1] == 0x38 && (0xF_0000..0x10_0000).contains(&lin) {
             // toyvm's host-service instruction in the BIOS ROM (see cpu::l0).
@@ -255,28 +256,37 @@ fn insn_at(s: &mut Session, cs: u16, ip: u32) -> Instruction {
 }
 
 impl Pre {
-    fn take(s: &mut [Session; 2]) -> Pre {
+    fn take(s: &mut Pair) -> Pre {
         // Capture both: a capture brings the devices to the clock, and the
         // two arms must see the same sampling history.
-        let before = State::capture(&mut s[0]);
-        let _ = State::capture_light(&mut s[1]);
-        let a = &mut s[0];
-        let instruction = Some(insn_at(a, a.cpu.sregs[1], a.cpu.eip));
-        let ivt = a.machine.mem.ram()[..1024].to_vec();
+        let sample = s[0].sample();
+        let before = match &sample {
+            Ok(x) => {
+                let mut b = State::from_sample(x);
+                b.fill_ram_hash(s[0].as_ref());
+                b
+            }
+            Err(_) => State::capture(s[0].as_mut()),
+        };
+        let sample = sample.unwrap_or_default();
+        let _ = State::capture_light(s[1].as_mut());
+        let a = s[0].as_mut();
+        let instruction = Some(insn_at(a, before.cs, before.ip));
+        let ivt = a.ram()[..1024].to_vec();
         Pre {
             before,
             instruction,
             sites: [s[0].describe_site(), s[1].describe_site()],
             ivt,
-            interrupts: s[0].interrupts.clone(),
-            halted: s[0].cpu.halted,
+            interrupts: sample.interrupts,
+            halted: sample.halted,
         }
     }
 
     #[allow(clippy::too_many_arguments)]
     fn divergence(
         mut self,
-        s: &mut [Session; 2],
+        s: &mut Pair,
         arms: &[String; 2],
         d: u64,
         window: (u64, u64),
@@ -286,8 +296,8 @@ impl Pre {
     ) -> Divergence {
         // An interrupt taken at the boundary ran before the instruction:
         // the instruction of this dispatch is then the handler's first.
-        let taken: Vec<u8> = s[0]
-            .interrupts
+        let now = s[0].interrupts();
+        let taken: Vec<u8> = now
             .iter()
             .filter(|(v, n)| self.interrupts.get(v).copied().unwrap_or(0) < **n)
             .map(|(v, _)| *v)
@@ -297,7 +307,7 @@ impl Pre {
                 let e = v as usize * 4;
                 let ip = u16::from_le_bytes([self.ivt[e], self.ivt[e + 1]]) as u32;
                 let cs = u16::from_le_bytes([self.ivt[e + 2], self.ivt[e + 3]]);
-                let mut i = insn_at(&mut s[0], cs, ip);
+                let mut i = insn_at(s[0].as_mut(), cs, ip);
                 i.note = format!("interrupt vector {v:02X}h taken first, at its handler");
                 self.instruction = Some(i);
             }
@@ -307,14 +317,14 @@ impl Pre {
             }
         }
         let fields = a.differences(&b);
-        let ram = ram_diffs(&s[0], &s[1]);
-        let frame = frame_diff(&s[0], &s[1]);
+        let ram = ram_diffs(s[0].as_ref(), s[1].as_ref());
+        let frame = frame_diff(s);
         let console = (a.console_hash != b.console_hash).then(|| {
             let tail = |t: String| -> String {
                 let lines: Vec<&str> = t.lines().collect();
                 lines[lines.len().saturating_sub(6)..].join("\n")
             };
-            [tail(console_text(&mut s[0])), tail(console_text(&mut s[1]))]
+            [tail(s[0].console()), tail(s[1].console())]
         });
         Divergence {
             arms: arms.clone(),
@@ -333,8 +343,8 @@ impl Pre {
     }
 }
 
-fn ram_diffs(a: &Session, b: &Session) -> Vec<RamDiff> {
-    let (x, y) = (a.machine.mem.ram(), b.machine.mem.ram());
+fn ram_diffs(a: &dyn ArmRun, b: &dyn ArmRun) -> Vec<RamDiff> {
+    let (x, y) = (a.ram(), b.ram());
     let mut out = Vec::new();
     let n = x.len().min(y.len());
     let mut i = 0;
@@ -370,8 +380,8 @@ fn ram_diffs(a: &Session, b: &Session) -> Vec<RamDiff> {
     out
 }
 
-fn frame_diff(a: &Session, b: &Session) -> Option<String> {
-    let (fa, fb) = (a.frame(), b.frame());
+fn frame_diff(s: &mut Pair) -> Option<String> {
+    let (fa, fb) = (s[0].frame(), s[1].frame());
     if fa == fb {
         return None;
     }

@@ -10,12 +10,12 @@
 //! of execution (sampling excluded) and the end-of-run counters. It must not
 //! bisect, print or write files.
 
+use crate::arm_run::ArmRun;
 use crate::cputime;
-use crate::spec::{panic_text, RunSpec};
+use crate::spec::RunSpec;
 use crate::state::{same_ram, State};
 use std::collections::BTreeMap;
 use toyvm::frame::Frame;
-use toyvm::session::Session;
 
 /// How densely to sample.
 #[derive(Clone, Debug)]
@@ -83,31 +83,26 @@ impl Lockstep {
     }
 }
 
-/// Opens a fresh session for every arm.
-pub fn open_all(spec: &RunSpec, arms: &[String]) -> Result<Vec<Session>, String> {
+/// Opens a fresh run for every arm.
+pub fn open_all(spec: &RunSpec, arms: &[String]) -> Result<Vec<Box<dyn ArmRun>>, String> {
     arms.iter().map(|a| spec.open(a)).collect()
 }
 
-/// Runs a session to `target`, turning a toyvm panic into an error.
-pub fn advance(s: &mut Session, arm: &str, target: u64) -> Result<(), String> {
+/// Runs an arm to `target`, turning a toyvm panic (or a wasm trap) into an
+/// error.
+pub fn advance(s: &mut dyn ArmRun, arm: &str, target: u64) -> Result<(), String> {
     let from = s.clock();
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        s.run_until(target);
-    }))
-    .map_err(|p| {
-        format!(
-            "arm {arm} panicked running from dispatch {from} to {target} (a toyvm bug): {}",
-            panic_text(&*p)
-        )
+    s.try_run_until(target).map_err(|p| {
+        format!("arm {arm} panicked running from dispatch {from} to {target} (a toyvm bug): {p}")
     })
 }
 
 /// The next sample point after `t`.
-fn next_target(t: u64, budget: u64, opts: &Options, sessions: &[Session]) -> u64 {
+fn next_target(t: u64, budget: u64, opts: &Options, sessions: &mut [Box<dyn ArmRun>]) -> u64 {
     let iv = opts.interval.max(1);
     let mut next = (t / iv + 1).saturating_mul(iv).min(budget);
     if opts.frame_edges {
-        for s in sessions.iter().filter(|s| s.end.is_none()) {
+        for s in sessions.iter_mut().filter(|s| !s.ended()) {
             let e = s.next_frame_edge(t + 1);
             if e > t {
                 next = next.min(e);
@@ -158,19 +153,19 @@ pub fn lockstep(
     loop {
         states = sessions
             .iter_mut()
-            .map(State::capture_light)
+            .map(|s| State::capture_light(s.as_mut()))
             .collect::<Vec<_>>();
         samples += 1;
         for i in 1..n {
             if diffs[i].is_some() {
                 continue;
             }
-            let same_ram = same_ram(&sessions[0], &sessions[i]);
+            let same_ram = same_ram(sessions[0].as_ref(), sessions[i].as_ref());
             if states[i] != states[0] || !same_ram {
                 let mut r = states[0].clone();
                 let mut a = states[i].clone();
-                r.fill_ram_hash(&sessions[0]);
-                a.fill_ram_hash(&sessions[i]);
+                r.fill_ram_hash(sessions[0].as_ref());
+                a.fill_ram_hash(sessions[i].as_ref());
                 diffs[i] = Some(FirstDiff {
                     last_agree: prev,
                     sample: t,
@@ -182,23 +177,23 @@ pub fn lockstep(
         }
         progress(t);
         let all_diverged = n > 1 && diffs[1..].iter().all(|d| d.is_some());
-        if sessions.iter().all(|s| s.end.is_some()) || (all_diverged && !opts.run_to_end) {
+        if sessions.iter().all(|s| s.ended()) || (all_diverged && !opts.run_to_end) {
             break;
         }
         prev = t;
-        t = next_target(t, spec.budget, opts, &sessions);
+        t = next_target(t, spec.budget, opts, &mut sessions);
         // Vary the order the arms run in (see `run_order`), so no arm
         // always runs right after the samples' RAM hashing has flushed the
         // host caches, nor always right after the same other arm.
         for i in run_order(n, samples) {
             let mut r = Ok(());
             let s = &mut sessions[i];
-            cputime::timed(&mut cpu[i], || r = advance(s, &arms[i], t));
+            cputime::timed(&mut cpu[i], || r = advance(s.as_mut(), &arms[i], t));
             r?;
         }
     }
     for (st, s) in states.iter_mut().zip(&sessions) {
-        st.fill_ram_hash(s);
+        st.fill_ram_hash(s.as_ref());
     }
     let arms_out = sessions
         .iter_mut()

@@ -6,6 +6,7 @@
 //! frames: [`report`]); the `oracle` CLI is [`cli`]. It drives the VMs; it
 //! never implements guest semantics. docs/oracle.md describes it.
 
+pub mod arm_run;
 pub mod arms;
 pub mod bisect;
 pub mod cli;

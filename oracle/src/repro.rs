@@ -118,9 +118,9 @@ impl Repro {
         let mut a = self.run.open(&self.arms[0])?;
         let mut b = self.run.open(&self.arms[1])?;
         if d > 0 {
-            advance(&mut a, &self.arms[0], d - 1)?;
-            advance(&mut b, &self.arms[1], d - 1)?;
-            let (x, y) = (State::capture(&mut a), State::capture(&mut b));
+            advance(a.as_mut(), &self.arms[0], d - 1)?;
+            advance(b.as_mut(), &self.arms[1], d - 1)?;
+            let (x, y) = (State::capture(a.as_mut()), State::capture(b.as_mut()));
             if x != y {
                 return Ok(Check::Differs {
                     fields: x.differences(&y),
@@ -129,9 +129,9 @@ impl Repro {
                 });
             }
         }
-        advance(&mut a, &self.arms[0], d)?;
-        advance(&mut b, &self.arms[1], d)?;
-        let (x, y) = (State::capture(&mut a), State::capture(&mut b));
+        advance(a.as_mut(), &self.arms[0], d)?;
+        advance(b.as_mut(), &self.arms[1], d)?;
+        let (x, y) = (State::capture(a.as_mut()), State::capture(b.as_mut()));
         if x == y {
             return Ok(Check::Exact);
         }

@@ -5,6 +5,7 @@
 //! an arm (every bisection re-run starts here, from scratch). It must not
 //! run anything itself.
 
+use crate::arm_run::ArmRun;
 use crate::arms;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -111,8 +112,36 @@ impl RunSpec {
         Ok(cfg)
     }
 
-    /// A fresh session of this run on `arm`, at dispatch 0.
-    pub fn open(&self, arm: &str) -> Result<Session, String> {
+    /// A fresh run of this spec on `arm`, at dispatch 0: a native session,
+    /// or for `INNER@wasm` / `INNER@wasm-winch` a session inside the wasm
+    /// module (see [`arms::wasm_arm`]).
+    pub fn open(&self, arm: &str) -> Result<Box<dyn ArmRun>, String> {
+        if let Some((inner, compiler)) = arms::wasm_arm(arm)? {
+            return self.open_wasm(inner, compiler);
+        }
+        Ok(Box::new(self.open_native(arm)?))
+    }
+
+    #[cfg(feature = "wasm")]
+    fn open_wasm(
+        &self,
+        inner: &str,
+        compiler: wasm_host::Compiler,
+    ) -> Result<Box<dyn ArmRun>, String> {
+        self.check_files()?;
+        let mut cfg = self.config()?;
+        cfg.arm = inner.to_string();
+        let s = wasm_host::WasmSession::open(&cfg, compiler)
+            .map_err(|e| format!("{}: {e}", self.program.display()))?;
+        Ok(Box::new(s))
+    }
+
+    #[cfg(not(feature = "wasm"))]
+    fn open_wasm(&self, _inner: &str, _compiler: arms::NoWasm) -> Result<Box<dyn ArmRun>, String> {
+        match _compiler {}
+    }
+
+    fn check_files(&self) -> Result<(), String> {
         if !Path::new(&self.program).is_file() {
             return Err(format!("{}: no such program file", self.program.display()));
         }
@@ -124,6 +153,12 @@ impl RunSpec {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// A fresh native toyvm session of this run on `arm`, at dispatch 0.
+    pub fn open_native(&self, arm: &str) -> Result<Session, String> {
+        self.check_files()?;
         let cfg = self.config()?;
         let mut engine = Some(arms::make(arm)?);
         // A toyvm panic while booting is a toyvm bug; report it, don't die.

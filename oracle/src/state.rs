@@ -7,12 +7,13 @@
 //! the side-by-side text rendering. It must not run sessions forward: the
 //! caller brings them to the sample point.
 
+use crate::arm_run::ArmRun;
 use serde::{Deserialize, Serialize};
-use toyvm::session::{End, Session, DEFINED_FLAGS};
+use toyvm::sample::Sample;
 
-/// Whether two sessions' RAM is byte-identical.
-pub fn same_ram(a: &Session, b: &Session) -> bool {
-    a.machine.mem.ram() == b.machine.mem.ram()
+/// Whether two runs' RAM is byte-identical.
+pub fn same_ram(a: &dyn ArmRun, b: &dyn ArmRun) -> bool {
+    a.ram() == b.ram()
 }
 
 /// The architectural state at one sample point.
@@ -49,30 +50,9 @@ fn hex64(v: u64) -> String {
     format!("{v:016x}")
 }
 
-/// How a session stands, as one word or phrase.
-pub fn end_text(s: &Session) -> String {
-    match &s.end {
-        None => "running".into(),
-        Some(End::Budget) => "budget".into(),
-        Some(End::Exited { code }) => format!("exited {code}"),
-        Some(End::Stopped(st)) => format!("stopped: {}", st.what),
-    }
-}
-
-/// The console text of a session: what was printed, then (in a text mode)
-/// the screen.
-pub fn console_text(s: &mut Session) -> String {
-    // Session::console_text reads the screen without side effects (peek).
-    let (printed, screen) = s.console_text();
-    match screen {
-        Some(sc) => format!("{printed}\n--- screen ---\n{sc}"),
-        None => printed,
-    }
-}
-
 impl State {
-    /// Captures the full state of a session where it stands.
-    pub fn capture(s: &mut Session) -> State {
+    /// Captures the full state of a run where it stands.
+    pub fn capture(s: &mut dyn ArmRun) -> State {
         let mut st = State::capture_light(s);
         st.fill_ram_hash(s);
         st
@@ -82,31 +62,40 @@ impl State {
     /// compares RAM between arms directly (a memcmp is several times
     /// cheaper than hashing 16 MiB) and hashes only the states it keeps.
     /// The devices are brought to the clock first, so RAM is as of `now`.
-    pub fn capture_light(s: &mut Session) -> State {
-        let now = s.cpu.clock;
-        let m = &mut s.machine;
-        let device_hash = m.dev.state_hash(now, m.mem.ram_mut());
-        let frame_hash = s.frame().hash();
-        let console = console_text(s);
+    /// A run that cannot give a sample (a trapped wasm instance) shows as
+    /// `end` "failed: WHY".
+    pub fn capture_light(s: &mut dyn ArmRun) -> State {
+        match s.sample() {
+            Ok(x) => State::from_sample(&x),
+            Err(e) => State {
+                dispatches: s.clock(),
+                end: format!("failed: {e}"),
+                ..State::default()
+            },
+        }
+    }
+
+    /// The compared fields of a toyvm sample (RAM hash left empty).
+    pub fn from_sample(x: &Sample) -> State {
         State {
-            dispatches: now,
-            end: end_text(s),
-            cs: s.cpu.sregs[toyvm::cpu::seg::CS],
-            ip: s.cpu.eip,
-            regs: s.cpu.regs,
-            sregs: s.cpu.sregs,
-            flags: s.cpu.flags.bits() & DEFINED_FLAGS,
+            dispatches: x.dispatches,
+            end: x.end.clone(),
+            cs: x.cs,
+            ip: x.ip,
+            regs: x.regs,
+            sregs: x.sregs,
+            flags: x.flags,
             ram_hash: String::new(),
-            device_hash: hex64(device_hash),
-            frame_hash: hex64(frame_hash),
-            console_hash: hex64(xxhash_rust::xxh3::xxh3_64(console.as_bytes())),
-            fpu_hash: hex64(xxhash_rust::xxh3::xxh3_64(&s.cpu.fpu.state_bytes())),
+            device_hash: hex64(x.device_hash),
+            frame_hash: hex64(x.frame_hash),
+            console_hash: hex64(x.console_hash),
+            fpu_hash: hex64(x.fpu_hash),
         }
     }
 
     /// Fills in the RAM hash of a light capture (same session, same clock).
-    pub fn fill_ram_hash(&mut self, s: &Session) {
-        self.ram_hash = hex64(xxhash_rust::xxh3::xxh3_64(s.machine.mem.ram()));
+    pub fn fill_ram_hash(&mut self, s: &dyn ArmRun) {
+        self.ram_hash = hex64(xxhash_rust::xxh3::xxh3_64(s.ram()));
     }
 
     /// Names of the fields that differ (empty when equal).

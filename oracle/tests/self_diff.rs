@@ -10,8 +10,8 @@ use oracle::state::State;
 
 fn plain_final(spec: &oracle::spec::RunSpec, arm: &str) -> State {
     let mut s = spec.open(arm).unwrap();
-    s.run();
-    State::capture(&mut s)
+    s.try_run_until(u64::MAX).unwrap();
+    State::capture(s.as_mut())
 }
 
 #[test]

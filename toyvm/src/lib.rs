@@ -17,6 +17,7 @@ pub mod host_clock;
 pub mod l1;
 pub mod loader;
 pub mod machine;
+pub mod sample;
 pub mod session;
 /// µop arms integration point: the tier drivers (`toyvm/src/tiers/`).
 pub mod tiers;

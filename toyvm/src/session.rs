@@ -105,14 +105,15 @@ pub fn engine(arm: &str) -> Result<Box<dyn Engine>, String> {
 }
 
 /// A program to run: host file, guest command tail.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Program {
     pub path: PathBuf,
     pub args: String,
 }
 
-/// What a session runs and how.
-#[derive(Clone, Debug)]
+/// What a session runs and how (serialisable: the wasm host hands it to
+/// the session inside the module as JSON).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Config {
     /// The program; its directory becomes C:\.
     pub program: Program,

@@ -72,15 +72,28 @@ pub struct GuestFs {
     pub host_stamp: (u16, u16),
 }
 
+/// A host path's canonical form; where the host cannot canonicalize (WASI
+/// has no `realpath`) an existing path's absolute form. That loses no
+/// safety: under WASI the only directories reachable are the preopened
+/// ones, which the wasm host makes exactly the root and the output
+/// directory, and WASI resolves no symlink out of a preopen.
+fn host_real(d: &Path) -> std::io::Result<PathBuf> {
+    match d.canonicalize() {
+        Ok(p) => Ok(p),
+        Err(e) if !d.exists() => Err(e),
+        Err(_) => std::path::absolute(d),
+    }
+}
+
 impl GuestFs {
     /// C:\ is `root` (read-only). `out_dir`, when given, receives the files the
     /// guest writes.
     pub fn new(root: &Path, out_dir: Option<&Path>) -> std::io::Result<GuestFs> {
-        let root = root.canonicalize()?;
+        let root = host_real(root)?;
         let out_dir = match out_dir {
             Some(d) => {
                 std::fs::create_dir_all(d)?;
-                Some(d.canonicalize()?)
+                Some(host_real(d)?)
             }
             None => None,
         };
@@ -130,7 +143,7 @@ impl GuestFs {
             }
             cur.push(best?);
         }
-        let canon = cur.canonicalize().ok()?;
+        let canon = host_real(&cur).ok()?;
         canon.starts_with(&self.root).then_some(canon)
     }
 
@@ -423,7 +436,7 @@ impl GuestFs {
                 std::fs::create_dir_all(parent)?;
                 // A symlink planted inside the output directory must not
                 // redirect the write outside it.
-                if !parent.canonicalize()?.starts_with(&out) {
+                if !host_real(parent)?.starts_with(&out) {
                     continue;
                 }
             }
