@@ -1,0 +1,426 @@
+//! Engine inspection: the machine code each compiler made of E1's engine
+//! function and of L1's hot dispatch loop, disassembled with iced-x86 and
+//! summarised (docs/wasm.md, "Engine inspection").
+//!
+//! Owns finding the functions (native: the symbols of this very binary,
+//! which links toyvm's session path; Cranelift and Winch: wasmtime's
+//! compiled text of the toyvm module and its function names), recovering
+//! the dispatch jump table, walking the straight-line path of one µop arm,
+//! counting, and the listings. It must not run guest code.
+//!
+//! What is counted (x86-64, all compilers alike):
+//! - the dispatch *head*: the basic block that ends in the function's
+//!   widest indirect jump (its jump table is the `match` over µop opcodes);
+//!   instructions and memory operands in it;
+//! - a µop's path: from its jump-table target, following unconditional
+//!   jumps and the fall-through of conditional ones, to the head or to the
+//!   next indirect jump (an arm with the head duplicated into it); reported
+//!   with the head included;
+//! - stack traffic on those paths: memory operands based on RSP or RBP,
+//!   loads (reloads) and stores (spills) apart;
+//! - arms: distinct targets of the table; code size: the function's bytes.
+
+use iced_x86::{
+    Code, Decoder, DecoderOptions, FlowControl, Formatter, Instruction, InstructionInfoFactory,
+    IntelFormatter, Mnemonic, OpAccess, OpKind, Register,
+};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// A function's machine code at its address.
+#[derive(Clone, Debug)]
+pub struct Func {
+    pub name: String,
+    pub addr: u64,
+    pub code: Vec<u8>,
+}
+
+/// Memory the code can refer to (for jump tables outside the function).
+pub struct Image {
+    pub sections: Vec<(u64, Vec<u8>)>,
+}
+
+impl Image {
+    fn read(&self, va: u64, n: usize) -> Option<&[u8]> {
+        self.sections.iter().find_map(|(a, d)| {
+            let off = va.checked_sub(*a)? as usize;
+            d.get(off..off + n)
+        })
+    }
+}
+
+/// Counts for one instruction path.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct PathCount {
+    pub instructions: usize,
+    pub memory_ops: usize,
+    pub stack_loads: usize,
+    pub stack_stores: usize,
+    /// Conditional branches passed (fall-through taken).
+    pub branches: usize,
+}
+
+impl PathCount {
+    fn add(&mut self, o: &PathCount) {
+        self.instructions += o.instructions;
+        self.memory_ops += o.memory_ops;
+        self.stack_loads += o.stack_loads;
+        self.stack_stores += o.stack_stores;
+        self.branches += o.branches;
+    }
+}
+
+/// The summary of one function under one compiler.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Summary {
+    pub compiler: String,
+    pub function: String,
+    pub code_bytes: usize,
+    pub instructions: usize,
+    /// Stack loads / stores in the whole function.
+    pub stack_loads: usize,
+    pub stack_stores: usize,
+    pub indirect_jumps: usize,
+    pub indirect_calls: usize,
+    /// The dispatch head (None when no jump table was found).
+    pub head: Option<PathCount>,
+    /// Distinct targets of the dispatch table.
+    pub arms: usize,
+    /// Named µop paths, head included: (name, counts).
+    pub paths: Vec<(String, PathCount)>,
+    /// The block around the first indirect call (L1's handler call).
+    pub call_block: Option<PathCount>,
+}
+
+fn decode(f: &Func) -> Vec<Instruction> {
+    let mut d = Decoder::with_ip(64, &f.code, f.addr, DecoderOptions::NONE);
+    let mut v = Vec::new();
+    while d.can_decode() {
+        v.push(d.decode());
+    }
+    v
+}
+
+fn is_mem(i: &Instruction) -> bool {
+    i.mnemonic() != Mnemonic::Lea
+        && i.mnemonic() != Mnemonic::Nop
+        && (0..i.op_count()).any(|k| i.op_kind(k) == OpKind::Memory)
+}
+
+fn count_one(i: &Instruction, info: &mut InstructionInfoFactory, c: &mut PathCount) {
+    c.instructions += 1;
+    if is_mem(i) {
+        c.memory_ops += 1;
+    }
+    let stackish = matches!(i.memory_base(), Register::RSP | Register::RBP)
+        && is_mem(i)
+        && !matches!(i.mnemonic(), Mnemonic::Push | Mnemonic::Pop);
+    if stackish {
+        for m in info.info(i).used_memory() {
+            match m.access() {
+                OpAccess::Read | OpAccess::CondRead => c.stack_loads += 1,
+                OpAccess::Write | OpAccess::CondWrite => c.stack_stores += 1,
+                OpAccess::ReadWrite | OpAccess::ReadCondWrite => {
+                    c.stack_loads += 1;
+                    c.stack_stores += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A recovered jump table: the indirect jump, the table's targets by index.
+struct Table {
+    jmp: usize,
+    targets: Vec<u64>,
+}
+
+/// Finds `lea rT,[rip+T] ... movsxd rY,[rT+rI*4] ... jmp r` before each
+/// indirect jump, bounded by a preceding `cmp rI, imm` (N = imm + 1).
+fn tables(insns: &[Instruction], f: &Func, img: &Image) -> Vec<Table> {
+    let end = f.addr + f.code.len() as u64;
+    let mut out = Vec::new();
+    for (k, j) in insns.iter().enumerate() {
+        if j.flow_control() != FlowControl::IndirectBranch {
+            continue;
+        }
+        let lo = k.saturating_sub(12);
+        let Some(base) = insns[lo..k]
+            .iter()
+            .rev()
+            .find(|i| i.mnemonic() == Mnemonic::Lea && i.is_ip_rel_memory_operand())
+            .map(|i| i.ip_rel_memory_address())
+        else {
+            continue;
+        };
+        let bound = insns[k.saturating_sub(24)..k]
+            .iter()
+            .rev()
+            .find(|i| i.mnemonic() == Mnemonic::Cmp && i.op_count() == 2 && is_imm(i.op1_kind()))
+            .map(|i| i.immediate(1) as usize + 1);
+        let n = bound.unwrap_or(4096).min(4096);
+        let mut targets = Vec::new();
+        for e in 0..n {
+            let Some(b) = img.read(base + 4 * e as u64, 4) else {
+                break;
+            };
+            let rel = i32::from_le_bytes(b.try_into().unwrap()) as i64;
+            let t = (base as i64 + rel) as u64;
+            if t < f.addr || t >= end {
+                break;
+            }
+            targets.push(t);
+        }
+        if !targets.is_empty() {
+            out.push(Table { jmp: k, targets });
+        }
+    }
+    out
+}
+
+fn is_imm(k: OpKind) -> bool {
+    matches!(
+        k,
+        OpKind::Immediate8
+            | OpKind::Immediate16
+            | OpKind::Immediate32
+            | OpKind::Immediate8to32
+            | OpKind::Immediate8to64
+            | OpKind::Immediate32to64
+    )
+}
+
+/// Every address some branch of the function can land on.
+fn branch_targets(insns: &[Instruction], tabs: &[Table]) -> BTreeSet<u64> {
+    let mut t: BTreeSet<u64> = insns
+        .iter()
+        .filter(|i| {
+            matches!(
+                i.flow_control(),
+                FlowControl::UnconditionalBranch | FlowControl::ConditionalBranch
+            ) && i.op0_kind() == OpKind::NearBranch64
+        })
+        .map(|i| i.near_branch_target())
+        .collect();
+    for tb in tabs {
+        t.extend(tb.targets.iter().copied());
+    }
+    t
+}
+
+fn index_of(insns: &[Instruction], ip: u64) -> Option<usize> {
+    insns.binary_search_by_key(&ip, |i| i.ip()).ok()
+}
+
+/// Counts the straight-line path from `start` to `stop_ip` (exclusive) or
+/// to the next indirect jump (inclusive).
+fn walk(insns: &[Instruction], start: u64, stop_ip: u64) -> PathCount {
+    let mut info = InstructionInfoFactory::new();
+    let mut c = PathCount::default();
+    let Some(mut k) = index_of(insns, start) else {
+        return c;
+    };
+    for _ in 0..400 {
+        let Some(i) = insns.get(k) else { break };
+        if i.ip() == stop_ip {
+            break;
+        }
+        count_one(i, &mut info, &mut c);
+        match i.flow_control() {
+            FlowControl::IndirectBranch | FlowControl::Return => break,
+            FlowControl::UnconditionalBranch if i.op0_kind() == OpKind::NearBranch64 => {
+                let t = i.near_branch_target();
+                if t == stop_ip {
+                    break;
+                }
+                match index_of(insns, t) {
+                    Some(n) => k = n,
+                    None => break,
+                }
+            }
+            FlowControl::ConditionalBranch => {
+                c.branches += 1;
+                k += 1;
+            }
+            _ => k += 1,
+        }
+    }
+    c
+}
+
+/// Summarises `f`; `ops` names µops by their dispatch index.
+pub fn summarize(compiler: &str, f: &Func, img: &Image, ops: &[(&str, u32)]) -> Summary {
+    let insns = decode(f);
+    let mut info = InstructionInfoFactory::new();
+    let mut all = PathCount::default();
+    for i in &insns {
+        count_one(i, &mut info, &mut all);
+    }
+    let tabs = tables(&insns, f, img);
+    let targets = branch_targets(&insns, &tabs);
+    let mut s = Summary {
+        compiler: compiler.into(),
+        function: f.name.clone(),
+        code_bytes: f.code.len(),
+        instructions: insns.len(),
+        stack_loads: all.stack_loads,
+        stack_stores: all.stack_stores,
+        indirect_jumps: insns
+            .iter()
+            .filter(|i| i.flow_control() == FlowControl::IndirectBranch)
+            .count(),
+        indirect_calls: insns
+            .iter()
+            .filter(|i| i.flow_control() == FlowControl::IndirectCall)
+            .count(),
+        ..Summary::default()
+    };
+    if let Some(t) = tabs.iter().max_by_key(|t| t.targets.len()) {
+        let jmp = &insns[t.jmp];
+        let start = targets
+            .range(..=jmp.ip())
+            .next_back()
+            .copied()
+            .unwrap_or(f.addr);
+        let head = walk(&insns, start, u64::MAX);
+        s.arms = t.targets.iter().collect::<BTreeSet<_>>().len();
+        for &(name, idx) in ops {
+            if let Some(&target) = t.targets.get(idx as usize) {
+                let mut p = walk(&insns, target, start);
+                let ends_in_own_dispatch = {
+                    // Did the path stop at an indirect jump (its own copy of
+                    // the head) rather than at the head?
+                    let q = walk(&insns, target, u64::MAX);
+                    q.instructions == p.instructions && target != start
+                };
+                if !ends_in_own_dispatch {
+                    p.add(&head);
+                }
+                s.paths.push((name.to_string(), p));
+            }
+        }
+        s.head = Some(head);
+    }
+    if let Some(k) = insns
+        .iter()
+        .position(|i| i.flow_control() == FlowControl::IndirectCall)
+    {
+        let call = &insns[k];
+        let start = targets
+            .range(..=call.ip())
+            .next_back()
+            .copied()
+            .unwrap_or(f.addr);
+        // The block: from its start through the call to the next branch.
+        let mut c = PathCount::default();
+        let mut info = InstructionInfoFactory::new();
+        if let Some(mut n) = index_of(&insns, start) {
+            while let Some(i) = insns.get(n) {
+                count_one(i, &mut info, &mut c);
+                if n > k && i.flow_control() != FlowControl::Next {
+                    break;
+                }
+                if n > k && targets.contains(&insns.get(n + 1).map_or(0, |x| x.ip())) {
+                    break;
+                }
+                n += 1;
+            }
+        }
+        s.call_block = Some(c);
+    }
+    s
+}
+
+/// The Intel-syntax listing of `f`, branch targets marked.
+pub fn listing(f: &Func) -> String {
+    let insns = decode(f);
+    let targets = branch_targets(&insns, &[]);
+    let mut fmt = IntelFormatter::new();
+    let mut out = format!("; {} ({} bytes)\n", f.name, f.code.len());
+    for i in &insns {
+        let mut t = String::new();
+        fmt.format(i, &mut t);
+        let mark = if targets.contains(&i.ip()) { ">" } else { " " };
+        let _ = writeln!(out, "{mark}{:08x}  {t}", i.ip() - f.addr);
+        if i.code() == Code::INVALID {
+            break;
+        }
+    }
+    out
+}
+
+/// A symbol's name demangled, without the legacy `::h<hash>` suffix.
+pub fn clean_name(raw: &str) -> String {
+    let dm = format!("{:#}", rustc_demangle::demangle(raw));
+    match dm.rsplit_once("::h") {
+        Some((p, h)) if h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()) => p.to_string(),
+        _ => dm,
+    }
+}
+
+/// Functions of this process's own binary whose demangled name (hash
+/// stripped) equals `name`.
+pub fn native_functions(name: &str) -> Result<(Vec<Func>, Image), String> {
+    use object::{Object, ObjectSection, ObjectSymbol};
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(&exe).map_err(|e| format!("{}: {e}", exe.display()))?;
+    let file = object::File::parse(&*bytes).map_err(|e| format!("{}: {e}", exe.display()))?;
+    let mut img = Image {
+        sections: Vec::new(),
+    };
+    for s in file.sections() {
+        if let Ok(d) = s.data() {
+            if !d.is_empty() && s.address() != 0 {
+                img.sections.push((s.address(), d.to_vec()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for sym in file.symbols() {
+        let Ok(raw) = sym.name() else { continue };
+        let dm = clean_name(raw);
+        if dm != name || sym.size() == 0 {
+            continue;
+        }
+        if let Some(code) = img.read(sym.address(), sym.size() as usize) {
+            out.push(Func {
+                name: format!("{dm} ({raw})"),
+                addr: sym.address(),
+                code: code.to_vec(),
+            });
+        }
+    }
+    out.sort_by_key(|f| std::cmp::Reverse(f.code.len()));
+    Ok((out, img))
+}
+
+/// Functions of the toyvm module as `compiler` compiled them whose
+/// demangled name (hash stripped) equals `name`.
+pub fn wasm_functions(
+    compiler: wasm_host::Compiler,
+    name: &str,
+) -> Result<(Vec<Func>, Image), String> {
+    let c = wasm_host::compiler::compiled(compiler)?;
+    let text = c.module.text();
+    let img = Image {
+        sections: vec![(0, text.to_vec())],
+    };
+    let mut out = Vec::new();
+    for f in c.module.functions() {
+        let Some(raw) = f.name.as_deref() else {
+            continue;
+        };
+        let dm = clean_name(raw);
+        if dm != name {
+            continue;
+        }
+        out.push(Func {
+            name: format!("{dm} (wasm function {})", f.index.as_u32()),
+            addr: f.offset as u64,
+            code: text[f.offset..f.offset + f.len].to_vec(),
+        });
+    }
+    out.sort_by_key(|f| std::cmp::Reverse(f.code.len()));
+    Ok((out, img))
+}
