@@ -328,6 +328,52 @@ fn ns_per_dispatch(rs: &[Run], clock: Clock) -> Vec<f64> {
         .collect()
 }
 
+/// Per arm, the geometric mean over programs of its median ratio to the
+/// first arm, and for `INNER@...` arms to the native `INNER` (when that is
+/// one of the arms): the figures the `@wasm` speed gate reads. Programs
+/// where the arm was not exact are left out (and counted).
+pub fn geomeans(rows: &[ProgramRow]) -> String {
+    let Some(first) = rows.first() else {
+        return String::new();
+    };
+    let mut s = String::from(
+        "\n\n| arm | geomean ratio to first arm | geomean ratio to its native arm | programs |\n|---|---:|---:|---:|\n",
+    );
+    for a in &first.arms {
+        let native = a.arm.split_once('@').map(|(n, _)| n.to_string());
+        let (mut lf, mut ln, mut n, mut nn) = (0.0f64, 0.0f64, 0usize, 0usize);
+        for p in rows {
+            let Some(x) = p.arms.iter().find(|x| x.arm == a.arm && x.exact) else {
+                continue;
+            };
+            lf += x.ratio.ln();
+            n += 1;
+            if let Some(nat) = native
+                .as_deref()
+                .and_then(|nm| p.arms.iter().find(|y| y.arm == nm))
+            {
+                ln += (x.ns.median / nat.ns.median).ln();
+                nn += 1;
+            }
+        }
+        let g = |l: f64, k: usize| {
+            if k == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.3}", (l / k as f64).exp())
+            }
+        };
+        s.push_str(&format!(
+            "| {} | {} | {} | {n} of {} |\n",
+            a.arm,
+            g(lf, n),
+            g(ln, nn),
+            rows.len()
+        ));
+    }
+    s
+}
+
 /// The report as a Markdown table plus the L1 counters per program.
 pub fn table(rows: &[ProgramRow], reps: usize, clock: Clock) -> String {
     let mut s = String::new();
@@ -372,6 +418,7 @@ pub fn table(rows: &[ProgramRow], reps: usize, clock: Clock) -> String {
             ));
         }
     }
+    s.push_str(&geomeans(rows));
     s.push_str("\n\nDeterministic counters (L1):\n\n");
     s.push_str("| program | ops/dispatch | blocks | instrs compiled | uncached | spin folds | spin dispatches | SMC stores | SMC retired | host retired | flushes | link/dm/map hits | runs (reached/attention/other) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     for p in rows {

@@ -3,8 +3,8 @@
 //! its counters equal the native engine's, it works as the reference of a
 //! bisection, and bad wasm arm names are clear errors.
 //!
-//! Needs the module (`cargo build --release --target wasm32-wasip1 -p
-//! toyvm-wasm`, which CI runs first); without it the tests say so and skip,
+//! Needs the module (`cargo build --profile wasm-release --target
+//! wasm32-wasip1 -p toyvm-wasm`, which CI runs first); without it the tests say so and skip,
 //! except under CI, where a missing module fails them.
 #![cfg(feature = "wasm")]
 

@@ -2,7 +2,7 @@
 //! dispatch loop as each compiler made it (native rustc/LLVM, wasmtime
 //! Cranelift, wasmtime Winch), with a summary per compiler.
 //!
-//!     cargo build --release --target wasm32-wasip1 -p toyvm-wasm
+//!     cargo build --profile wasm-release --target wasm32-wasip1 -p toyvm-wasm
 //!     cargo run --release -p benches --bin inspect [-- --out out/inspect]
 //!
 //! Writes the listings, `summary.md`, `summary.json` and `index.html` (the
