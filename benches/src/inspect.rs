@@ -9,19 +9,22 @@
 //! counting, and the listings. It must not run guest code.
 //!
 //! What is counted (x86-64, all compilers alike):
-//! - the dispatch *head*: the basic block that ends in the function's
-//!   widest indirect jump (its jump table is the `match` over µop opcodes);
-//!   instructions and memory operands in it;
-//! - a µop's path: from its jump-table target, following unconditional
-//!   jumps and the fall-through of conditional ones, to the head or to the
-//!   next indirect jump (an arm with the head duplicated into it); reported
-//!   with the head included;
+//! - the dispatch *head*: from the address the arms jump back to most often
+//!   to the indirect jump of the widest jump table (the `match` over µop
+//!   opcodes); instructions and memory operands on it. A compiler that
+//!   duplicates part of the head into every arm (LLVM does) shows a short
+//!   head and longer arms: the per-µop figures below are the comparable ones;
+//! - a µop's transition: from its jump-table target, following
+//!   unconditional jumps and the fall-through of conditional ones, through
+//!   the head to the next indirect jump;
+//! - L1's handler call: the basic block ending in the function's first
+//!   indirect call (argument set-up, spills and reloads, the call);
 //! - stack traffic on those paths: memory operands based on RSP or RBP,
 //!   loads (reloads) and stores (spills) apart;
 //! - arms: distinct targets of the table; code size: the function's bytes.
 
 use iced_x86::{
-    Code, Decoder, DecoderOptions, FlowControl, Formatter, Instruction, InstructionInfoFactory,
+    Decoder, DecoderOptions, FlowControl, Formatter, Instruction, InstructionInfoFactory,
     IntelFormatter, Mnemonic, OpAccess, OpKind, Register,
 };
 use std::collections::BTreeSet;
@@ -60,16 +63,6 @@ pub struct PathCount {
     pub branches: usize,
 }
 
-impl PathCount {
-    fn add(&mut self, o: &PathCount) {
-        self.instructions += o.instructions;
-        self.memory_ops += o.memory_ops;
-        self.stack_loads += o.stack_loads;
-        self.stack_stores += o.stack_stores;
-        self.branches += o.branches;
-    }
-}
-
 /// The summary of one function under one compiler.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Summary {
@@ -88,17 +81,55 @@ pub struct Summary {
     pub arms: usize,
     /// Named µop paths, head included: (name, counts).
     pub paths: Vec<(String, PathCount)>,
-    /// The block around the first indirect call (L1's handler call).
+    /// The basic block ending in the first indirect call (L1's handler
+    /// call), the call included.
     pub call_block: Option<PathCount>,
 }
 
-fn decode(f: &Func) -> Vec<Instruction> {
-    let mut d = Decoder::with_ip(64, &f.code, f.addr, DecoderOptions::NONE);
+fn decode_skipping(f: &Func, skip: &[(u64, u64)]) -> Vec<Instruction> {
     let mut v = Vec::new();
-    while d.can_decode() {
-        v.push(d.decode());
+    let mut at = f.addr;
+    let end = f.addr + f.code.len() as u64;
+    while at < end {
+        if let Some(&(_, e)) = skip.iter().find(|(s, e)| *s <= at && at < *e) {
+            at = e;
+            continue;
+        }
+        // Decode up to the next skipped range.
+        let stop = skip
+            .iter()
+            .filter(|(s, _)| *s > at)
+            .map(|(s, _)| *s)
+            .min()
+            .unwrap_or(end)
+            .min(end);
+        let bytes = &f.code[(at - f.addr) as usize..(stop - f.addr) as usize];
+        let mut d = Decoder::with_ip(64, bytes, at, DecoderOptions::NONE);
+        while d.can_decode() {
+            v.push(d.decode());
+        }
+        at = stop;
     }
     v
+}
+
+/// The function's instructions, with jump tables placed inside the code
+/// (Cranelift and Winch put them right after the indirect jump) skipped.
+fn decode(f: &Func, img: &Image) -> (Vec<Instruction>, Vec<Table>) {
+    let first = decode_skipping(f, &[]);
+    let tabs = tables(&first, f, img);
+    let end = f.addr + f.code.len() as u64;
+    let skip: Vec<(u64, u64)> = tabs
+        .iter()
+        .filter(|t| t.base >= f.addr && t.base < end)
+        .map(|t| (t.base, t.base + 4 * t.targets.len() as u64))
+        .collect();
+    if skip.is_empty() {
+        return (first, tabs);
+    }
+    let insns = decode_skipping(f, &skip);
+    let tabs = tables(&insns, f, img);
+    (insns, tabs)
 }
 
 fn is_mem(i: &Instruction) -> bool {
@@ -133,6 +164,7 @@ fn count_one(i: &Instruction, info: &mut InstructionInfoFactory, c: &mut PathCou
 /// A recovered jump table: the indirect jump, the table's targets by index.
 struct Table {
     jmp: usize,
+    base: u64,
     targets: Vec<u64>,
 }
 
@@ -173,7 +205,11 @@ fn tables(insns: &[Instruction], f: &Func, img: &Image) -> Vec<Table> {
             targets.push(t);
         }
         if !targets.is_empty() {
-            out.push(Table { jmp: k, targets });
+            out.push(Table {
+                jmp: k,
+                base,
+                targets,
+            });
         }
     }
     out
@@ -249,15 +285,74 @@ fn walk(insns: &[Instruction], start: u64, stop_ip: u64) -> PathCount {
     c
 }
 
+/// The address unconditional jumps land on most often among those whose
+/// straight-line path reaches instruction `jmp` (the loop head the arms
+/// jump back to), or the block start before `jmp`; with how many jumps
+/// land there.
+fn loop_head(
+    insns: &[Instruction],
+    jmp: u64,
+    targets: &BTreeSet<u64>,
+    fallback: u64,
+) -> (u64, usize) {
+    let mut freq: std::collections::BTreeMap<u64, usize> = Default::default();
+    for i in insns {
+        if i.flow_control() == FlowControl::UnconditionalBranch
+            && i.op0_kind() == OpKind::NearBranch64
+        {
+            *freq.entry(i.near_branch_target()).or_default() += 1;
+        }
+    }
+    let mut cands: Vec<(usize, u64)> = freq.into_iter().map(|(t, n)| (n, t)).collect();
+    cands.sort_by(|a, b| b.cmp(a));
+    for (n, t) in cands.into_iter().take(8) {
+        if t <= jmp && walk_to(insns, t, jmp).is_some() {
+            return (t, n);
+        }
+    }
+    let t = targets
+        .range(..=jmp)
+        .next_back()
+        .copied()
+        .unwrap_or(fallback);
+    (t, 0)
+}
+
+/// Counts the straight-line path from `start` through instruction `to`
+/// (inclusive); None if the path leaves (indirect jump, return) first.
+fn walk_to(insns: &[Instruction], start: u64, to: u64) -> Option<PathCount> {
+    let mut info = InstructionInfoFactory::new();
+    let mut c = PathCount::default();
+    let mut k = index_of(insns, start)?;
+    for _ in 0..400 {
+        let i = insns.get(k)?;
+        count_one(i, &mut info, &mut c);
+        if i.ip() == to {
+            return Some(c);
+        }
+        match i.flow_control() {
+            FlowControl::IndirectBranch | FlowControl::Return => return None,
+            FlowControl::UnconditionalBranch if i.op0_kind() == OpKind::NearBranch64 => {
+                k = index_of(insns, i.near_branch_target())?;
+            }
+            FlowControl::ConditionalBranch => {
+                c.branches += 1;
+                k += 1;
+            }
+            _ => k += 1,
+        }
+    }
+    None
+}
+
 /// Summarises `f`; `ops` names µops by their dispatch index.
 pub fn summarize(compiler: &str, f: &Func, img: &Image, ops: &[(&str, u32)]) -> Summary {
-    let insns = decode(f);
+    let (insns, tabs) = decode(f, img);
     let mut info = InstructionInfoFactory::new();
     let mut all = PathCount::default();
     for i in &insns {
         count_one(i, &mut info, &mut all);
     }
-    let tabs = tables(&insns, f, img);
     let targets = branch_targets(&insns, &tabs);
     let mut s = Summary {
         compiler: compiler.into(),
@@ -276,55 +371,56 @@ pub fn summarize(compiler: &str, f: &Func, img: &Image, ops: &[(&str, u32)]) -> 
             .count(),
         ..Summary::default()
     };
-    if let Some(t) = tabs.iter().max_by_key(|t| t.targets.len()) {
-        let jmp = &insns[t.jmp];
-        let start = targets
-            .range(..=jmp.ip())
-            .next_back()
-            .copied()
-            .unwrap_or(f.addr);
-        let head = walk(&insns, start, u64::MAX);
+    // The dispatch: of the widest tables, the one whose loop head most
+    // arms jump back to (a compiler may peel a first copy of the dispatch).
+    let widest = tabs.iter().map(|t| t.targets.len()).max().unwrap_or(0);
+    let dispatch = tabs
+        .iter()
+        .filter(|t| t.targets.len() * 2 > widest)
+        .max_by_key(|t| loop_head(&insns, insns[t.jmp].ip(), &targets, f.addr).1);
+    if let Some(t) = dispatch {
+        let jmp = insns[t.jmp].ip();
+        let (start, _) = loop_head(&insns, jmp, &targets, f.addr);
+        s.head = walk_to(&insns, start, jmp);
         s.arms = t.targets.iter().collect::<BTreeSet<_>>().len();
         for &(name, idx) in ops {
             if let Some(&target) = t.targets.get(idx as usize) {
-                let mut p = walk(&insns, target, start);
-                let ends_in_own_dispatch = {
-                    // Did the path stop at an indirect jump (its own copy of
-                    // the head) rather than at the head?
-                    let q = walk(&insns, target, u64::MAX);
-                    q.instructions == p.instructions && target != start
-                };
-                if !ends_in_own_dispatch {
-                    p.add(&head);
-                }
+                // The arm, then back through the head to the dispatch (or
+                // to the arm's own copy of it).
+                let p = walk(&insns, target, u64::MAX);
                 s.paths.push((name.to_string(), p));
             }
         }
-        s.head = Some(head);
     }
     if let Some(k) = insns
         .iter()
         .position(|i| i.flow_control() == FlowControl::IndirectCall)
     {
-        let call = &insns[k];
-        let start = targets
-            .range(..=call.ip())
+        // The basic block of the handler call: argument set-up, spills
+        // and reloads around it, the call.
+        let call = insns[k].ip();
+        let after_jump = insns[..k]
+            .iter()
+            .rposition(|i| {
+                matches!(
+                    i.flow_control(),
+                    FlowControl::UnconditionalBranch
+                        | FlowControl::IndirectBranch
+                        | FlowControl::Return
+                )
+            })
+            .map_or(0, |j| j + 1);
+        let target = targets
+            .range(..=call)
             .next_back()
-            .copied()
-            .unwrap_or(f.addr);
-        // The block: from its start through the call to the next branch.
+            .and_then(|&t| index_of(&insns, t))
+            .unwrap_or(0);
         let mut c = PathCount::default();
         let mut info = InstructionInfoFactory::new();
-        if let Some(mut n) = index_of(&insns, start) {
-            while let Some(i) = insns.get(n) {
-                count_one(i, &mut info, &mut c);
-                if n > k && i.flow_control() != FlowControl::Next {
-                    break;
-                }
-                if n > k && targets.contains(&insns.get(n + 1).map_or(0, |x| x.ip())) {
-                    break;
-                }
-                n += 1;
+        for i in &insns[after_jump.max(target)..=k] {
+            count_one(i, &mut info, &mut c);
+            if i.flow_control() == FlowControl::ConditionalBranch {
+                c.branches += 1;
             }
         }
         s.call_block = Some(c);
@@ -333,9 +429,9 @@ pub fn summarize(compiler: &str, f: &Func, img: &Image, ops: &[(&str, u32)]) -> 
 }
 
 /// The Intel-syntax listing of `f`, branch targets marked.
-pub fn listing(f: &Func) -> String {
-    let insns = decode(f);
-    let targets = branch_targets(&insns, &[]);
+pub fn listing(f: &Func, img: &Image) -> String {
+    let (insns, tabs) = decode(f, img);
+    let targets = branch_targets(&insns, &tabs);
     let mut fmt = IntelFormatter::new();
     let mut out = format!("; {} ({} bytes)\n", f.name, f.code.len());
     for i in &insns {
@@ -343,9 +439,6 @@ pub fn listing(f: &Func) -> String {
         fmt.format(i, &mut t);
         let mark = if targets.contains(&i.ip()) { ">" } else { " " };
         let _ = writeln!(out, "{mark}{:08x}  {t}", i.ip() - f.addr);
-        if i.code() == Code::INVALID {
-            break;
-        }
     }
     out
 }

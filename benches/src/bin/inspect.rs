@@ -68,7 +68,7 @@ fn main() -> ExitCode {
             }
             for (n, f) in funcs.iter().enumerate() {
                 let file = format!("{compiler}-{label}-{n}.txt");
-                let text = inspect::listing(f);
+                let text = inspect::listing(f, &img);
                 if let Err(e) = std::fs::write(a.out.join(&file), &text) {
                     eprintln!("inspect: {file}: {e}");
                     return ExitCode::FAILURE;
