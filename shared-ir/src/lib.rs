@@ -13,5 +13,6 @@ pub mod flags;
 pub mod ir;
 pub mod lower;
 pub mod machine;
+pub mod opt;
 pub mod refinterp;
 pub mod testkit;

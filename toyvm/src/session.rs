@@ -97,10 +97,14 @@ pub fn engine(arm: &str) -> Result<Box<dyn Engine>, String> {
         // L1 integration point: the threaded tier (toyvm/src/l1/dos.rs).
         "l1" => Ok(Box::new(crate::l1::dos::engine())),
         // µop arms integration point: toyvm/src/tiers/.
-        "only-naive" => Ok(Box::new(crate::tiers::OnlyNaive::new())),
-        other => Err(format!(
-            "unknown or not yet built arm `{other}` (available: l0, l1, only-naive)"
-        )),
+        // `only-<set>`: one driver parametrized by a pass set (naive,
+        // baseline, all, or passes joined by `.`: only-constprop.dce).
+        other => match crate::tiers::OnlyNaive::for_arm(other) {
+            Some(e) => e.map(|e| Box::new(e) as Box<dyn Engine>),
+            None => Err(format!(
+                "unknown or not yet built arm `{other}` (available: l0, l1, only-<set> with SET naive, baseline, all or passes joined by `.`)"
+            )),
+        },
     }
 }
 

@@ -1,4 +1,4 @@
-//! `toyvm census PROGRAM|DIR|builtin --passes naive`: µops per x86
+//! `toyvm census PROGRAM|DIR|builtin --passes SET` (or `--ablate SET`): µops per x86
 //! instruction over DOS programs, and (`--coverage`) which instruction forms
 //! lower and which fall back, weighted by how often the programs execute
 //! them.
@@ -7,6 +7,7 @@
 //! `toyvm::tiers::census`. The last line is exactly
 //! `census: D.DD uops per x86 instruction (dynamic median), S.SS static`.
 
+use shared_ir::opt::PassSet;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,9 +19,14 @@ pub struct Args {
     /// A DOS program, a directory of DOS programs (or a MANIFEST.tsv
     /// corpus such as ../shared/dos-real), or `builtin` (corpus-dos).
     pub target: String,
-    /// Pass set of the µop programs (only `naive` is built).
+    /// Pass set of the µop programs: naive, baseline, all, or a list of
+    /// passes and sets joined by `,` or `.` (`~PASS` switches one off).
     #[arg(long, default_value = "naive")]
     pub passes: String,
+    /// Instead of one census, a table: the set, then the set with each of
+    /// its passes off in turn (e.g. `--ablate all`). Rows are not printed.
+    #[arg(long)]
+    pub ablate: Option<String>,
     /// Budget per program (default: the manifest's, else 20M).
     #[arg(long)]
     pub dispatches: Option<u64>,
@@ -53,15 +59,16 @@ fn fmt(x: Option<f64>) -> String {
 }
 
 fn run(a: Args) -> Result<ExitCode, String> {
-    if a.passes != "naive" {
-        return Err(format!("unknown pass set `{}` (built: naive)", a.passes));
-    }
+    let passes = PassSet::parse(&a.passes)?;
     let mut entries = census::entries(&a.target, a.dispatches)?;
     if let Some(f) = &a.filter {
         entries.retain(|e| e.name.contains(f.as_str()));
     }
     if entries.is_empty() {
         return Err("no programs".into());
+    }
+    if let Some(set) = &a.ablate {
+        return ablate(&entries, PassSet::parse(set)?);
     }
     println!(
         "{:<24} {:>11} {:>7} {:>6} {:>6} {:>9} {:>9}  end",
@@ -70,7 +77,7 @@ fn run(a: Args) -> Result<ExitCode, String> {
     let mut rows: Vec<Row> = Vec::new();
     let mut forms: BTreeMap<String, FormCount> = BTreeMap::new();
     for e in &entries {
-        let (r, f) = census::run(e, a.coverage);
+        let (r, f) = census::run(e, a.coverage, passes);
         census::merge_forms(&mut forms, f);
         match &r.error {
             Some(err) => println!("{:<24} error: {err}", r.name),
@@ -132,6 +139,36 @@ fn run(a: Args) -> Result<ExitCode, String> {
         fmt(dynm),
         fmt(stat)
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Dynamic median, pooled dynamic, static median of rows.
+fn figures(rows: &[Row]) -> (Option<f64>, Option<f64>, Option<f64>) {
+    let dynm = census::median(rows.iter().filter_map(|r| r.dynamic()).collect());
+    let stat = census::median(rows.iter().filter_map(|r| r.static_density()).collect());
+    let (u, i) = rows
+        .iter()
+        .fold((0u64, 0u64), |(u, i), r| (u + r.uops, i + r.uop_insns));
+    (dynm, (i > 0).then(|| u as f64 / i as f64), stat)
+}
+
+/// `--ablate SET`: the set, then each of its passes off in turn.
+fn ablate(entries: &[census::Entry], set: PassSet) -> Result<ExitCode, String> {
+    let mut variants = vec![(set.canonical(), set)];
+    for p in set.passes() {
+        variants.push((format!("{}.~{}", set.canonical(), p.name()), set.without(p)));
+    }
+    variants.push(("naive".into(), PassSet::NAIVE));
+    println!("| passes | dynamic median | pooled | static median |");
+    println!("|---|---:|---:|---:|");
+    for (name, ps) in variants {
+        let rows: Vec<Row> = entries
+            .iter()
+            .map(|e| census::run(e, false, ps).0)
+            .collect();
+        let (d, pl, st) = figures(&rows);
+        println!("| {name} | {} | {} | {} |", fmt(d), fmt(pl), fmt(st));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Owns turning programs (a file, a directory of DOS programs, or the
 //! built-in `corpus-dos` manifest) into session configurations, running each
-//! on the `only-naive` arm (in census mode when coverage is asked for), and
+//! on an `only-<set>` arm (in census mode when coverage is asked for), and
 //! the figures: per program the µops executed per x86 instruction executed
 //! inside programs (dynamic) and the E1 ops per lowered instruction
 //! (static); medians over programs; and, weighted by how often the programs
@@ -128,19 +128,23 @@ pub fn entries(target: &str, budget: Option<u64>) -> Result<Vec<Entry>, String> 
     ))
 }
 
-/// Runs one program on `only-naive` (census mode with `coverage`).
-pub fn run(e: &Entry, coverage: bool) -> (Row, BTreeMap<String, FormCount>) {
+/// Runs one program on `only-<passes>` (census mode with `coverage`).
+pub fn run(
+    e: &Entry,
+    coverage: bool,
+    passes: shared_ir::opt::PassSet,
+) -> (Row, BTreeMap<String, FormCount>) {
     let mut row = Row {
         name: e.name.clone(),
         ..Row::default()
     };
     let engine = if coverage {
-        OnlyNaive::with_census()
+        OnlyNaive::with_census_passes(passes)
     } else {
-        OnlyNaive::new()
+        OnlyNaive::with_passes(passes)
     };
     let mut cfg = e.cfg.clone();
-    cfg.arm = "only-naive".into();
+    cfg.arm = format!("only-{}", passes.canonical());
     let mut s = match Session::with_engine(&cfg, Box::new(engine)) {
         Ok(s) => s,
         Err(err) => {

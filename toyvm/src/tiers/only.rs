@@ -1,5 +1,8 @@
-//! The `only-naive` arm: every guest instruction runs through a µop program
-//! on E1, built with the naive lowering; L1's machinery runs only the
+//! The `only-<set>` arms (`only-naive`, `only-baseline`, `only-all`,
+//! `only-constprop.dce`, ...): one driver, parametrized by a
+//! `shared_ir::opt::PassSet`. Every guest instruction runs through a µop
+//! program on E1, built with the naive lowering and then the set's passes
+//! (none for `only-naive`); L1's machinery runs only the
 //! instructions the op set cannot express (one at a time), spin sites (as L1
 //! folds them), budget tails and single-step mode.
 //!
@@ -42,6 +45,7 @@ use shared_ir::exit::ExitReason;
 use shared_ir::ir::{code_key, Program, Term};
 use shared_ir::lower::{lower_line_opts, lower_line_until, LowerOpts};
 use shared_ir::machine::RealMode16;
+use shared_ir::opt::{optimize, Pass, PassSet};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasherDefault;
 
@@ -192,7 +196,25 @@ pub struct OnlyNaive {
     build_nesting: u32,
     /// What the live programs were lowered assuming.
     opts: LowerOpts,
+    /// The optimizer passes every program goes through after lowering.
+    passes: PassSet,
+    /// The arm's name (`only-` and the set's canonical spelling).
+    name: &'static str,
     pub c: Counters,
+}
+
+/// Arm names are `&'static str` in the `Engine` trait; a parametrized arm
+/// interns its name once per distinct spelling (a handful per process).
+fn intern(name: String) -> &'static str {
+    use std::sync::Mutex;
+    static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut v = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = v.iter().find(|n| **n == name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.into_boxed_str());
+    v.push(n);
+    n
 }
 
 /// Executions of one instruction form (iced-x86's `Code` name) in census
@@ -314,8 +336,41 @@ impl OnlyNaive {
             census: None,
             build_nesting: 0,
             opts: LowerOpts::default(),
+            passes: PassSet::NAIVE,
+            name: "only-naive",
             c: Counters::default(),
         }
+    }
+
+    /// The `only-<set>` engine: programs go through `passes` after the
+    /// naive lowering.
+    pub fn with_passes(passes: PassSet) -> OnlyNaive {
+        let mut e = OnlyNaive::new();
+        e.passes = passes;
+        e.name = intern(format!("only-{}", passes.canonical()));
+        e
+    }
+
+    /// `only-<set>` in census mode. The census reads the programs' entry
+    /// counters for its coverage table, so `nocount` stays off there.
+    pub fn with_census_passes(passes: PassSet) -> OnlyNaive {
+        let mut e = OnlyNaive::with_passes(passes);
+        e.passes = passes.without(Pass::NoCount);
+        e.arena.log_counts(true);
+        e.census = Some(Box::default());
+        e
+    }
+
+    /// The engine for an arm name `only-SET` (`SET` as
+    /// `PassSet::parse` reads it, with `.` between items); `None` if the
+    /// name does not start with `only-`.
+    pub fn for_arm(arm: &str) -> Option<Result<OnlyNaive, String>> {
+        let set = arm.strip_prefix("only-")?;
+        Some(
+            PassSet::parse(set)
+                .map(OnlyNaive::with_passes)
+                .map_err(|e| format!("arm `{arm}`: {e}")),
+        )
     }
 
     /// An engine that also records, per instruction form, how often the
@@ -653,7 +708,8 @@ impl OnlyNaive {
                 LINE_CAP,
                 &self.stops,
             );
-            l.program.map(|p| (p, l.instructions as u64))
+            l.program
+                .map(|p| (optimize(&p, self.passes), l.instructions as u64))
         };
         let site = match line {
             Some((p, n)) => self.install(m, p, n, key, now),
@@ -1051,7 +1107,7 @@ impl OnlyNaive {
 
 impl Engine for OnlyNaive {
     fn name(&self) -> &'static str {
-        "only-naive"
+        self.name
     }
 
     fn run(&mut self, cpu: &mut Cpu, m: &mut Machine, limit: u64) -> StepOutcome {

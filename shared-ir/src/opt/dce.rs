@@ -1,0 +1,98 @@
+//! Pass `dce`: removes pure ops (`mov`, `sext`, pure ALU, `cond`,
+//! `flags.get`) whose destination is a temporary nobody reads afterwards,
+//! and moves of a lane onto itself.
+//!
+//! Liveness is backward within a block; a temporary read anywhere in the
+//! program (by any block, in any lane, or merged into by a narrow write)
+//! counts as live at every block end, which is conservative and needs no
+//! CFG fixpoint. Temporaries are dead at every exit (the resident register
+//! model's rule, enforced by the verifier's definite assignment), so
+//! removing their dead writes changes no guest state. Guest registers are
+//! never removed (except the no-op self-move).
+
+use crate::ir::{Op, Program, Reg, Src};
+
+fn is_pure(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Mov { .. }
+            | Op::Sext { .. }
+            | Op::Alu { .. }
+            | Op::GetCond { .. }
+            | Op::FlagsGet { .. }
+    )
+}
+
+fn is_self_move(op: &Op) -> bool {
+    matches!(*op, Op::Mov { dst, src: Src::Reg(s) } if s == dst)
+}
+
+pub fn run(p: &mut Program) {
+    let guest = p.guest as usize;
+    let n = crate::ir::VREG_NAMES as usize + 1;
+    // Temporaries read anywhere (live at every block end).
+    let mut read_any = vec![false; n];
+    let mark = |r: Reg, set: &mut Vec<bool>| set[r.v.0 as usize] = true;
+    for b in &p.blocks {
+        for op in &b.ops {
+            op.for_each_src(|s| {
+                if let Src::Reg(r) = s {
+                    mark(r, &mut read_any)
+                }
+            });
+            op.for_each_dst(|d| {
+                if d.lane != crate::ir::Lane::D {
+                    mark(d, &mut read_any)
+                }
+            });
+        }
+        b.term.for_each_src(|s| {
+            if let Src::Reg(r) = s {
+                mark(r, &mut read_any)
+            }
+        });
+    }
+    for b in &mut p.blocks {
+        let mut live = read_any.clone();
+        b.term.for_each_src(|s| {
+            if let Src::Reg(r) = s {
+                live[r.v.0 as usize] = true
+            }
+        });
+        let mut keep = vec![true; b.ops.len()];
+        for (i, op) in b.ops.iter().enumerate().rev() {
+            if is_self_move(op) {
+                keep[i] = false;
+                continue;
+            }
+            if is_pure(op) {
+                let mut dead = true;
+                op.for_each_dst(|d| {
+                    let v = d.v.0 as usize;
+                    if v < guest || d.lane != crate::ir::Lane::D || live[v] {
+                        dead = false
+                    }
+                });
+                if dead {
+                    keep[i] = false;
+                    continue;
+                }
+            }
+            op.for_each_dst(|d| {
+                let v = d.v.0 as usize;
+                if v >= guest && d.lane == crate::ir::Lane::D {
+                    live[v] = false
+                } else {
+                    live[v] = true
+                }
+            });
+            op.for_each_src(|s| {
+                if let Src::Reg(r) = s {
+                    live[r.v.0 as usize] = true
+                }
+            });
+        }
+        let mut it = keep.into_iter();
+        b.ops.retain(|_| it.next().unwrap_or(true));
+    }
+}

@@ -1,0 +1,240 @@
+//! The optimizer's pass manager: which passes exist, their switches, the
+//! named pass sets, and running a set over a program with the IR verifier
+//! after every pass (in debug builds and whenever a caller asks, as the
+//! tests do).
+//!
+//! Owns [`Pass`], [`PassSet`] (parsing `naive`, `baseline`, `all` and pass
+//! lists) and [`optimize`]. Each pass lives in its own module and must keep
+//! the program's meaning exactly: the same guest state, exits, sites,
+//! clock billing and machine effects, in the same order, on every path
+//! (checked by `shared-ir/tests/opt_diff.rs` on the reference interpreter).
+//! It must not know about x86 decoding or any machine's devices.
+//!
+//! Every pass here is block-local (no CFG-wide analysis yet), so `all`
+//! currently equals `baseline` plus nothing: CFG-wide flag liveness,
+//! hoisted guards and LICM are not built (docs/optimizer.md).
+
+#![forbid(unsafe_code)]
+
+pub mod constprop;
+pub mod dce;
+pub mod fuse;
+pub mod nocount;
+
+use crate::ir::verify::{verify, VerifyError};
+use crate::ir::Program;
+
+/// One optimizer pass (its switch is its presence in a [`PassSet`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Pass {
+    /// Copy and constant propagation of temporaries into register operands,
+    /// with constant folding of identities (`shl x, 0`, `add x, 0`).
+    ConstProp,
+    /// Address folding: a temporary known to be a constant or a copy of a
+    /// register folds into the address expression (`[si+4]` as one
+    /// address, base/index constants into the displacement).
+    AddrFold,
+    /// Fusion: a 32-bit pure ALU op into a temporary followed by a narrow
+    /// move of that temporary into a register becomes one narrow ALU op.
+    Fuse,
+    /// Dead code: pure ops whose temporary result nobody reads, and moves
+    /// of a lane onto itself.
+    Dce,
+    /// Drops the tier-up entry counter (`count`) from programs that are
+    /// never tiered up (an optimized program is already the top tier).
+    NoCount,
+}
+
+impl Pass {
+    /// Every pass, in the order [`optimize`] runs them.
+    pub const ALL: [Pass; 5] = [
+        Pass::ConstProp,
+        Pass::AddrFold,
+        Pass::Fuse,
+        Pass::Dce,
+        Pass::NoCount,
+    ];
+
+    /// The pass's name in pass lists and reports.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Pass::ConstProp => "constprop",
+            Pass::AddrFold => "addrfold",
+            Pass::Fuse => "fuse",
+            Pass::Dce => "dce",
+            Pass::NoCount => "nocount",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Pass> {
+        Pass::ALL.into_iter().find(|p| p.name() == s)
+    }
+
+    const fn bit(self) -> u32 {
+        1 << self as u32
+    }
+
+    /// Runs this pass over `p` (no verification).
+    pub fn run(self, p: &mut Program) {
+        match self {
+            Pass::ConstProp => constprop::run(p, constprop::Mode::Operands),
+            Pass::AddrFold => constprop::run(p, constprop::Mode::Addresses),
+            Pass::Fuse => fuse::run(p),
+            Pass::Dce => dce::run(p),
+            Pass::NoCount => nocount::run(p),
+        }
+    }
+}
+
+/// A set of switched-on passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct PassSet(u32);
+
+/// The named sets: name, passes.
+pub const NAMED_SETS: &[(&str, &[Pass])] = &[
+    ("naive", &[]),
+    (
+        "baseline",
+        &[
+            Pass::ConstProp,
+            Pass::AddrFold,
+            Pass::Fuse,
+            Pass::Dce,
+            Pass::NoCount,
+        ],
+    ),
+    ("all", &Pass::ALL),
+];
+
+impl PassSet {
+    pub const NAIVE: PassSet = PassSet(0);
+
+    pub fn of(passes: &[Pass]) -> PassSet {
+        PassSet(passes.iter().fold(0, |a, p| a | p.bit()))
+    }
+    pub fn contains(self, p: Pass) -> bool {
+        self.0 & p.bit() != 0
+    }
+    pub fn with(self, p: Pass) -> PassSet {
+        PassSet(self.0 | p.bit())
+    }
+    pub fn without(self, p: Pass) -> PassSet {
+        PassSet(self.0 & !p.bit())
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// The passes switched on, in running order.
+    pub fn passes(self) -> impl Iterator<Item = Pass> {
+        Pass::ALL.into_iter().filter(move |p| self.contains(*p))
+    }
+    pub fn named(name: &str) -> Option<PassSet> {
+        NAMED_SETS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, ps)| PassSet::of(ps))
+    }
+
+    /// Parses a set: items separated by `,` or `.`; an item is a named set
+    /// (`naive`, `baseline`, `all`), a pass name, or `~NAME` to switch a
+    /// pass (or every pass of a named set) off again. `baseline.~dce` is
+    /// baseline without dce. (`.` is the separator inside arm names:
+    /// `only-constprop.dce`, because `+` and `@` belong to the oracle's
+    /// test arms `BASE+KIND@N` and `,` separates arms in `--arms`.)
+    pub fn parse(s: &str) -> Result<PassSet, String> {
+        let mut set = PassSet::NAIVE;
+        let mut any = false;
+        for item in s.split([',', '.']).map(str::trim) {
+            if item.is_empty() {
+                continue;
+            }
+            any = true;
+            let (off, name) = match item.strip_prefix('~') {
+                Some(n) => (true, n),
+                None => (false, item),
+            };
+            let add = if let Some(ns) = PassSet::named(name) {
+                ns
+            } else if let Some(p) = Pass::from_name(name) {
+                PassSet::of(&[p])
+            } else {
+                return Err(format!(
+                    "unknown pass or pass set `{name}` in `{s}` (sets: {}; passes: {})",
+                    NAMED_SETS
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    Pass::ALL.map(|p| p.name()).join(", ")
+                ));
+            };
+            set = if off {
+                PassSet(set.0 & !add.0)
+            } else {
+                PassSet(set.0 | add.0)
+            };
+        }
+        if !any {
+            return Err("empty pass set (give naive, baseline, all or a pass list)".into());
+        }
+        Ok(set)
+    }
+
+    /// Canonical spelling: a named set when it is one, else the passes
+    /// joined by `.` (so it is valid inside an arm name).
+    pub fn canonical(self) -> String {
+        for (n, ps) in NAMED_SETS {
+            if PassSet::of(ps) == self {
+                return n.to_string();
+            }
+        }
+        self.passes()
+            .map(|p| p.name())
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+}
+
+/// A pass broke the program's well-formedness.
+#[derive(Debug)]
+pub struct PassError {
+    pub pass: Pass,
+    pub error: VerifyError,
+}
+
+impl std::fmt::Display for PassError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "after pass {}: {}", self.pass.name(), self.error)
+    }
+}
+
+/// Runs the passes of `set` over `p`, verifying after every pass when
+/// `check` is true (debug builds always check). On an error `p` is left
+/// as the failing pass made it; callers should fall back to the program
+/// they had.
+pub fn optimize_checked(p: &mut Program, set: PassSet, check: bool) -> Result<(), PassError> {
+    for pass in set.passes() {
+        pass.run(p);
+        if check || cfg!(debug_assertions) {
+            verify(p).map_err(|error| PassError { pass, error })?;
+        }
+    }
+    Ok(())
+}
+
+/// [`optimize_checked`] on a copy: returns the optimized program, or the
+/// original when a pass produced malformed IR (never in a correct build;
+/// debug builds and tests see the error through [`optimize_checked`]).
+pub fn optimize(p: &Program, set: PassSet) -> Program {
+    if set.is_empty() {
+        return p.clone();
+    }
+    let mut q = p.clone();
+    match optimize_checked(&mut q, set, false) {
+        Ok(()) => q,
+        Err(e) => {
+            debug_assert!(false, "{e}\n{q}");
+            p.clone()
+        }
+    }
+}
