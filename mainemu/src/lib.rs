@@ -7,3 +7,4 @@
 //! Designs reach the engine only after they pass their gates on toyvm.
 
 pub mod memory;
+pub mod pe;
