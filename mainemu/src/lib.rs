@@ -10,3 +10,4 @@ pub mod cli;
 pub mod dll;
 pub mod memory;
 pub mod pe;
+pub mod vfs;
