@@ -10,4 +10,5 @@ pub mod cli;
 pub mod dll;
 pub mod memory;
 pub mod pe;
+pub mod process;
 pub mod vfs;

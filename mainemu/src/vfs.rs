@@ -272,7 +272,10 @@ mod tests {
         assert_eq!(ok("console.log"), Ok(r.join("console.log")));
         d.set_cwd("C:\\Sub").unwrap();
         assert_eq!(d.cwd(), "C:\\Sub");
-        assert_eq!(d.set_cwd("C:\\Sub\\File.txt"), Err(PathError::NotADirectory));
+        assert_eq!(
+            d.set_cwd("C:\\Sub\\File.txt"),
+            Err(PathError::NotADirectory)
+        );
         let ok = |p: &str| d.resolve(p);
         assert_eq!(ok("file.txt"), Ok(r.join("Sub/File.TXT")));
         assert_eq!(ok("C:deep"), Ok(r.join("Sub/Deep")), "drive-relative");

@@ -46,6 +46,8 @@ fn console_write(env: &mut Env, h: u32, buf: u32, n: u32, written: u32) -> bool 
 
 crate::dll! { "kernel32.dll";
     stdcall fn GetLastError(env) -> u32 { env.last_error }
+    stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
+    stdcall fn GetCommandLineW(env) -> u32 { env.cmdline_w }
     stdcall fn SetLastError(env, code: u32) { env.last_error = code; }
     stdcall fn ExitProcess(env, code: u32) -> Ret { Ret::Exit(code) }
     stdcall fn GetCurrentProcessId(env) -> u32 { 0x100 }

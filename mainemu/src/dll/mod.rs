@@ -220,6 +220,9 @@ pub struct Env {
     pub tls: Vec<Option<u32>>,
     /// The process heap handle GetProcessHeap returns.
     pub process_heap: u32,
+    /// Guest addresses of the command line (ANSI and UTF-16), set by the process.
+    pub cmdline_a: u32,
+    pub cmdline_w: u32,
 }
 
 impl Env {
@@ -231,6 +234,8 @@ impl Env {
             console: Vec::new(),
             tls: Vec::new(),
             process_heap: 0,
+            cmdline_a: 0,
+            cmdline_w: 0,
         }
     }
 
