@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod dll;
+pub mod heap;
 pub mod memory;
 pub mod pe;
 pub mod process;

@@ -179,6 +179,12 @@ impl Process {
         let len = (wide.len() * 2) as u32;
         w(m, params + 0x40, len | (len + 2) << 16);
         w(m, params + 0x44, params + 0x3000);
+        p.env.process_heap = p.env.new_heap();
+        let heap = p.env.process_heap;
+        p.env
+            .mem
+            .poke_u32(peb_ + peb::PROCESS_HEAP, heap)
+            .expect("committed");
         p.env.cmdline_a = params + 0x1000;
         p.env.cmdline_w = params + 0x3000;
         Ok(p)

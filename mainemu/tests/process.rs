@@ -110,3 +110,31 @@ fn api_calls_at_thunks() {
     assert_eq!(p.service(&mut cpu), Service::Exit(3));
     assert_eq!(p.calls.get("kernel32.dll!GetLastError"), Some(&1));
 }
+
+#[test]
+fn heap_calls_on_the_process_heap() {
+    let Some((_, mut p)) = hello() else { return };
+    let mut cpu = Cpu::new();
+    cpu.regs[reg::ESP] = p.initial_esp();
+    let esp0 = cpu.regs[reg::ESP];
+    let heap = p.env.process_heap;
+    assert_eq!(p.env.mem.peek_u32(p.peb + peb::PROCESS_HEAP), Some(heap));
+    let t = thunk_of(&mut p, "msvcrt.dll", "malloc");
+    call(&mut p, &mut cpu, t, &[100]);
+    let a = cpu.regs[reg::EAX];
+    cpu.regs[reg::ESP] = esp0;
+    let t = thunk_of(&mut p, "kernel32.dll", "HeapAlloc");
+    call(&mut p, &mut cpu, t, &[heap, 8, 16]);
+    let b = cpu.regs[reg::EAX];
+    assert_eq!(b, a + 104, "first fit after the 100-byte block");
+    assert_eq!(cpu.regs[reg::ESP], esp0, "stdcall popped 3 args");
+    let t = thunk_of(&mut p, "kernel32.dll", "HeapSize");
+    call(&mut p, &mut cpu, t, &[heap, 0, a]);
+    assert_eq!(cpu.regs[reg::EAX], 100);
+    let t = thunk_of(&mut p, "kernel32.dll", "HeapFree");
+    call(&mut p, &mut cpu, t, &[0x1234, 0, a]);
+    assert_eq!(cpu.regs[reg::EAX], 0, "bad heap handle");
+    let t = thunk_of(&mut p, "kernel32.dll", "GetLastError");
+    call(&mut p, &mut cpu, t, &[]);
+    assert_eq!(cpu.regs[reg::EAX], 6);
+}

@@ -207,6 +207,9 @@ pub const DISPATCHES_PER_SECOND: u64 = 100_000_000;
 /// (100 ns units since 1601).
 pub const EPOCH_FILETIME: u64 = 132_223_104_000_000_000;
 
+/// First heap handle [`Env::new_heap`] gives out.
+pub const HEAP_HANDLE_BASE: u32 = 0x0050_0000;
+
 /// The state API bodies work on: guest memory and the per-process values the
 /// implemented calls read and write. The process module owns its setup.
 pub struct Env {
@@ -223,6 +226,8 @@ pub struct Env {
     /// Guest addresses of the command line (ANSI and UTF-16), set by the process.
     pub cmdline_a: u32,
     pub cmdline_w: u32,
+    /// Heaps by handle (HeapCreate; the process heap is one of them).
+    pub heaps: std::collections::BTreeMap<u32, crate::heap::Heap>,
 }
 
 impl Env {
@@ -236,6 +241,34 @@ impl Env {
             process_heap: 0,
             cmdline_a: 0,
             cmdline_w: 0,
+            heaps: Default::default(),
+        }
+    }
+
+    /// Creates a heap and returns its handle (handles are small fixed
+    /// values, not addresses: deterministic and never dereferenced by guests).
+    pub fn new_heap(&mut self) -> u32 {
+        let h = HEAP_HANDLE_BASE + 0x10 * self.heaps.len() as u32;
+        let h = (h..)
+            .step_by(0x10)
+            .find(|h| !self.heaps.contains_key(h))
+            .expect("handle space");
+        self.heaps.insert(h, crate::heap::Heap::new());
+        h
+    }
+
+    /// Runs `f` on heap `h`; `None` (and ERROR_INVALID_HANDLE) if no such heap.
+    pub fn with_heap<T>(
+        &mut self,
+        h: u32,
+        f: impl FnOnce(&mut crate::heap::Heap, &mut Memory) -> T,
+    ) -> Option<T> {
+        match self.heaps.get_mut(&h) {
+            Some(heap) => Some(f(heap, &mut self.mem)),
+            None => {
+                self.last_error = 6;
+                None
+            }
         }
     }
 
