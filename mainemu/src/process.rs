@@ -117,8 +117,11 @@ impl Process {
         )
         .expect("thunk area free");
         let mapped = load::map(&mut m, &mut pe).map_err(|e| e.to_string())?;
+        let mut env = Env::new(m);
+        env.argv = argv.to_vec();
+        env.image_base = mapped.base;
         let mut p = Process {
-            env: Env::new(m),
+            env,
             image_base: mapped.base,
             entry: mapped.base + pe.entry_rva,
             teb: 0,
@@ -195,6 +198,7 @@ impl Process {
     pub fn thunk_for(&mut self, dll_name: &str, name: &ImportName) -> Result<u32, String> {
         let t = match dll::resolve(dll_name, name) {
             Resolution::Implemented(d, e) => Thunk::Api(e, d.name),
+            Resolution::Data(d, v) => return Ok(self.data_for(d.name, v)),
             Resolution::Missing { .. } => Thunk::Stub {
                 dll: dll_name.to_string(),
                 name: name.clone(),
@@ -211,6 +215,18 @@ impl Process {
             return Ok(THUNK_BASE + THUNK_SIZE * i as u32);
         }
         self.add_thunk(t)
+    }
+
+    /// The address of a data export's variable, allocated on first import.
+    fn data_for(&mut self, dll_name: &str, v: &dll::DataDecl) -> u32 {
+        let key = format!("{dll_name}!{}", v.name);
+        if let Some(&a) = self.env.data.get(&key) {
+            return a;
+        }
+        let a = alloc(&mut self.env.mem, v.size.max(4));
+        self.env.mem.poke(a, v.init).expect("fresh allocation");
+        self.env.data.insert(key, a);
+        a
     }
 
     fn add_thunk(&mut self, t: Thunk) -> Result<u32, String> {

@@ -57,16 +57,22 @@ fn layout_and_binding() {
         m.peek_cstr(p.env.cmdline_a, 100).unwrap(),
         b"hello.exe \"a b\""
     );
-    // Every IAT slot points into the thunk area, one slot per distinct export.
+    // Every IAT slot but the three data imports points into the thunk area,
+    // one slot per distinct export.
     let mut seen = std::collections::BTreeSet::new();
+    let mut data = Vec::new();
     for d in pe.imports().unwrap() {
         for i in d.imports {
             let t = m.peek_u32(0x40_0000 + i.iat_rva).unwrap();
-            assert!(p.is_thunk(t), "{}!{} bound to {t:#x}", d.dll, i.name);
-            seen.insert(t);
+            if p.is_thunk(t) {
+                seen.insert(t);
+            } else {
+                data.push(i.name.to_string());
+            }
         }
     }
-    assert_eq!(seen.len(), 56);
+    assert_eq!(data, vec!["__initenv", "__mb_cur_max", "_iob"]);
+    assert_eq!(seen.len(), 53);
     assert_eq!(seen.first(), Some(&THUNK_BASE));
     // The same export from another importer shares the thunk.
     let t = thunk_of(&mut p, "kernel32", "GetLastError");
@@ -137,4 +143,55 @@ fn heap_calls_on_the_process_heap() {
     let t = thunk_of(&mut p, "kernel32.dll", "GetLastError");
     call(&mut p, &mut cpu, t, &[]);
     assert_eq!(cpu.regs[reg::EAX], 6);
+}
+
+#[test]
+fn crt_startup_data_and_mainargs() {
+    let Some((bytes, mut p)) = hello() else {
+        return;
+    };
+    // Data imports are bound to variables, not thunks.
+    let pe = PeFile::parse(&bytes).unwrap();
+    let msvcrt = pe
+        .imports()
+        .unwrap()
+        .into_iter()
+        .find(|d| d.dll == "msvcrt.dll")
+        .unwrap();
+    let slot = |n: &str| {
+        msvcrt
+            .imports
+            .iter()
+            .find(|i| i.name.to_string() == n)
+            .unwrap()
+            .iat_rva
+    };
+    let mb = p
+        .env
+        .mem
+        .peek_u32(0x40_0000 + slot("__mb_cur_max"))
+        .unwrap();
+    assert!(!p.is_thunk(mb));
+    assert_eq!(p.env.mem.peek_u32(mb), Some(1));
+    let iob = p.env.mem.peek_u32(0x40_0000 + slot("_iob")).unwrap();
+    assert!(!p.is_thunk(iob) && iob != mb);
+    let mut cpu = Cpu::new();
+    cpu.regs[reg::ESP] = p.initial_esp();
+    let esp0 = cpu.regs[reg::ESP];
+    let out = p.env.process_heap; // any heap block will do for the three out-pointers
+    let t = thunk_of(&mut p, "kernel32.dll", "HeapAlloc");
+    call(&mut p, &mut cpu, t, &[out, 8, 12]);
+    let outs = cpu.regs[reg::EAX];
+    let t = thunk_of(&mut p, "msvcrt.dll", "__getmainargs");
+    call(&mut p, &mut cpu, t, &[outs, outs + 4, outs + 8, 0, 0]);
+    cpu.regs[reg::ESP] = esp0;
+    let m = &p.env.mem;
+    assert_eq!(m.peek_u32(outs), Some(2));
+    let argv = m.peek_u32(outs + 4).unwrap();
+    let arg = |k: u32| m.peek_cstr(m.peek_u32(argv + 4 * k).unwrap(), 64).unwrap();
+    assert_eq!((arg(0), arg(1)), (b"hello.exe".to_vec(), b"a b".to_vec()));
+    assert_eq!(m.peek_u32(argv + 8), Some(0));
+    let t = thunk_of(&mut p, "kernel32.dll", "GetModuleHandleA");
+    call(&mut p, &mut cpu, t, &[0]);
+    assert_eq!(cpu.regs[reg::EAX], 0x40_0000);
 }

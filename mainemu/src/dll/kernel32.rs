@@ -120,6 +120,18 @@ crate::dll! { "kernel32.dll";
         match env.tls.get_mut(i as usize) { Some(Some(s)) => { *s = v; true } _ => { env.last_error = 87; false } }
     }
     stdcall fn GetProcessHeap(env) -> u32 { env.process_heap }
+    // Only the main image is a module today: NULL gives its base.
+    stdcall fn GetModuleHandleA(env, name: u32) -> u32 {
+        if name == 0 { env.image_base } else { env.last_error = 126; 0 } // ERROR_MOD_NOT_FOUND
+    }
+    stdcall fn GetModuleHandleW(env, name: u32) -> u32 {
+        if name == 0 { env.image_base } else { env.last_error = 126; 0 }
+    }
+    stdcall fn GetStartupInfoA(env, out: u32) {
+        let mut b = [0u8; 68];
+        b[0] = 68; // cb
+        env.mem.poke(out, &b);
+    }
     stdcall fn HeapCreate(env, options: u32, initial: u32, maximum: u32) -> u32 { env.new_heap() }
     stdcall fn HeapDestroy(env, h: u32) -> bool {
         match env.heaps.remove(&h) { Some(heap) => { heap.destroy(&mut env.mem); true } None => { env.last_error = 6; false } }

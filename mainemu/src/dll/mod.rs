@@ -17,12 +17,13 @@
 use crate::memory::Memory;
 
 /// Declares the exports of one DLL. Each entry:
-/// `stdcall fn Name @ordinal? (env, arg: Type, ...) -> Ret? { body }`.
+/// `stdcall fn Name @ordinal? (env, arg: Type, ...) -> Ret? { body }`, after
+/// the data exports `@data name [size] = [initial bytes];`.
 /// `env` is the [`Env`]; argument types implement [`FromArg`]; the return
 /// type implements [`IntoRet`].
 #[macro_export]
 macro_rules! dll {
-    ($dll:literal; $( $conv:ident fn $name:ident $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
+    ($dll:literal; $( @data $dname:ident [$dsize:literal] = $dinit:expr; )* $( $conv:ident fn $name:ident $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
         $(
             #[allow(non_snake_case, unused_variables, unused_mut, clippy::unused_unit)]
             pub fn $name($env: &mut $crate::dll::Env, args: &[u32]) -> $crate::dll::Ret {
@@ -35,6 +36,7 @@ macro_rules! dll {
         /// This DLL's export table, generated from the declarations above.
         pub static DLL: $crate::dll::DllDecl = $crate::dll::DllDecl {
             name: $dll,
+            data: &[ $( $crate::dll::DataDecl { name: stringify!($dname), size: $dsize, init: &$dinit } ),* ],
             exports: &[ $( $crate::dll::ExportDecl {
                 name: stringify!($name),
                 ordinal: $crate::dll!(@ord $($ord)?),
@@ -150,9 +152,18 @@ impl ExportDecl {
     }
 }
 
+/// A data export (a variable the importer reads through its IAT slot, such
+/// as msvcrt's `_iob`): the process allocates `size` bytes starting with `init`.
+pub struct DataDecl {
+    pub name: &'static str,
+    pub size: u32,
+    pub init: &'static [u8],
+}
+
 /// One DLL's declarations.
 pub struct DllDecl {
     pub name: &'static str,
+    pub data: &'static [DataDecl],
     pub exports: &'static [ExportDecl],
 }
 
@@ -162,6 +173,8 @@ pub static DLLS: &[&DllDecl] = &[&kernel32::DLL, &msvcrt::DLL, &ntdll::DLL, &ucr
 /// What an import resolves to.
 pub enum Resolution {
     Implemented(&'static DllDecl, &'static ExportDecl),
+    /// A data export: the IAT slot gets the variable's address, not a thunk.
+    Data(&'static DllDecl, &'static DataDecl),
     /// No declaration: the stub that stops the run. `dll` is the canonical name.
     Missing {
         dll: String,
@@ -189,6 +202,11 @@ pub fn resolve(dll: &str, name: &crate::pe::ImportName) -> Resolution {
             })
             .map(|e| (*d, e))
     });
+    if let (Some(d), ImportName::Name { name, .. }) = (decl, name) {
+        if let Some(v) = d.data.iter().find(|v| v.name == name) {
+            return Resolution::Data(d, v);
+        }
+    }
     match found {
         Some((d, e)) => Resolution::Implemented(d, e),
         None => Resolution::Missing {
@@ -228,6 +246,12 @@ pub struct Env {
     pub cmdline_w: u32,
     /// Heaps by handle (HeapCreate; the process heap is one of them).
     pub heaps: std::collections::BTreeMap<u32, crate::heap::Heap>,
+    /// The program's argv (for the C runtime's __getmainargs).
+    pub argv: Vec<String>,
+    /// The main image's base (GetModuleHandle(NULL)).
+    pub image_base: u32,
+    /// Addresses of data exports the process allocated, by `dll!name`.
+    pub data: std::collections::BTreeMap<String, u32>,
 }
 
 impl Env {
@@ -242,6 +266,9 @@ impl Env {
             cmdline_a: 0,
             cmdline_w: 0,
             heaps: Default::default(),
+            argv: Vec::new(),
+            image_base: 0,
+            data: Default::default(),
         }
     }
 
@@ -347,11 +374,12 @@ mod tests {
                 Some("ucrtbase.dll"),
             ),
             ("msvcrt.dll", by_name("printf"), None),
+            ("msvcrt.dll", by_name("_iob"), Some("msvcrt.dll")),
             ("OLEAUT32.dll", ImportName::Ordinal(2), None),
         ];
         for (dll, name, want) in cases {
             let got = match resolve(dll, &name) {
-                Resolution::Implemented(d, _) => Some(d.name),
+                Resolution::Implemented(d, _) | Resolution::Data(d, _) => Some(d.name),
                 Resolution::Missing { .. } => None,
             };
             assert_eq!(got, want, "{dll}!{name}");
