@@ -1,0 +1,74 @@
+//! MSVCRT.dll: the exports mainemu implements, each declared once.
+//!
+//! Owns msvcrt's export table; the bodies are shared with ucrtbase in
+//! [`super::crt`]. Must not touch host state directly.
+
+use super::crt;
+
+use super::Env;
+
+/// __getmainargs(&argc, &argv, &envp, wildcard, &startinfo): builds argv
+/// (and an empty environment) on the process heap.
+fn getmainargs(env: &mut Env, argc_p: u32, argv_p: u32, envp_p: u32) -> i32 {
+    let args = env.argv.clone();
+    let table = crt::malloc(env, 4 * (args.len() as u32 + 1));
+    for (k, a) in args.iter().enumerate() {
+        let mut b = a.clone().into_bytes();
+        b.push(0);
+        let s = crt::malloc(env, b.len() as u32);
+        env.mem.poke(s, &b);
+        env.mem.poke_u32(table + 4 * k as u32, s);
+    }
+    env.mem.poke_u32(table + 4 * args.len() as u32, 0);
+    let envp = crt::calloc(env, 1, 4);
+    env.mem.poke_u32(argc_p, args.len() as u32);
+    env.mem.poke_u32(argv_p, table);
+    env.mem.poke_u32(envp_p, envp);
+    0
+}
+
+/// The address of one of msvcrt's data exports (allocated when imported or asked for).
+fn data(env: &mut Env, name: &str) -> u32 {
+    let key = format!("msvcrt.dll!{name}");
+    if let Some(&a) = env.data.get(&key) {
+        return a;
+    }
+    let a = crt::calloc(env, 1, 4);
+    env.data.insert(key, a);
+    a
+}
+
+crate::dll! { "msvcrt.dll";
+    @data _iob [96] = [0u8; 0];
+    @data __initenv [4] = [0u8; 0];
+    @data __mb_cur_max [4] = [1u8, 0, 0, 0];
+    @data _fmode [4] = [0u8; 0];
+    @data _commode [4] = [0u8; 0];
+    cdecl fn __getmainargs(env, argc_p: u32, argv_p: u32, envp_p: u32, wildcard: u32, startinfo: u32) -> i32 {
+        getmainargs(env, argc_p, argv_p, envp_p)
+    }
+    cdecl fn __set_app_type(env, kind: u32) {}
+    cdecl fn __setusermatherr(env, handler: u32) {}
+    cdecl fn _cexit(env) {}
+    cdecl fn __p__fmode(env) -> u32 { data(env, "_fmode") }
+    cdecl fn __p__commode(env) -> u32 { data(env, "_commode") }
+    cdecl fn __p__acmdln(env) -> u32 {
+        let p = data(env, "_acmdln");
+        let c = env.cmdline_a;
+        env.mem.poke_u32(p, c);
+        p
+    }
+    cdecl fn strlen(env, s: u32) -> u32 { crt::strlen(env, s) }
+    cdecl fn memcpy(env, dst: u32, src: u32, n: u32) -> u32 { crt::memcpy(env, dst, src, n) }
+    cdecl fn memmove(env, dst: u32, src: u32, n: u32) -> u32 { crt::memcpy(env, dst, src, n) }
+    cdecl fn memset(env, dst: u32, c: u32, n: u32) -> u32 { crt::memset(env, dst, c, n) }
+    cdecl fn strcmp(env, a: u32, b: u32) -> i32 { crt::strcmp(env, a, b) }
+    cdecl fn puts(env, s: u32) -> i32 { crt::puts(env, s) }
+    cdecl fn exit(env, code: u32) -> super::Ret { crt::exit(code) }
+    cdecl fn _exit(env, code: u32) -> super::Ret { crt::exit(code) }
+    cdecl fn abs(env, v: i32) -> i32 { v.wrapping_abs() }
+    cdecl fn malloc(env, n: u32) -> u32 { crt::malloc(env, n) }
+    cdecl fn calloc(env, count: u32, size: u32) -> u32 { crt::calloc(env, count, size) }
+    cdecl fn realloc(env, p: u32, n: u32) -> u32 { crt::realloc(env, p, n) }
+    cdecl fn free(env, p: u32) { crt::free(env, p) }
+}
