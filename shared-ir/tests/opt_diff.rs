@@ -189,3 +189,27 @@ fn pass_set_parsing() {
         "constprop.dce"
     );
 }
+
+/// Regression (found by `generated_programs_keep_their_meaning`): a call
+/// writing one temporary through two lanes (`v26.w` and `v26`) merges into
+/// the old value, so the `mov v26, imm` before it is not dead.
+#[test]
+fn dce_keeps_a_def_a_two_lane_call_merges_into() {
+    let text = "program model=real16 key=0x7100 guest=20
+code 0x7100..0x7110
+b0:
+  clock.check 1 @0x100/0
+  mov v26, 0x4ba63f7c
+  call imul16 v26.w, v26 <- 0x3, ecx.b @0x129/1
+  exit fallback @0x205/0
+";
+    let p = shared_ir::ir::parse::parse_program(text).unwrap();
+    for seed in [1u64, 7, 99] {
+        for budget in 0..3 {
+            check_all(&p, seed, budget);
+        }
+    }
+    let mut q = p.clone();
+    optimize_checked(&mut q, PassSet::of(&[Pass::Dce]), true).unwrap();
+    assert_eq!(q, p, "dce must keep the mov");
+}

@@ -78,12 +78,17 @@ pub fn run(p: &mut Program) {
                     continue;
                 }
             }
+            // A whole write kills; a narrow write merges (reads) the old
+            // bits. Kills first, then reads: one op may write a vreg both
+            // ways (`call imul16 v26.w, v26`), and the merge still reads.
             op.for_each_dst(|d| {
-                let v = d.v.0 as usize;
-                if v >= guest && d.lane == crate::ir::Lane::D {
-                    live[v] = false
-                } else {
-                    live[v] = true
+                if d.lane == crate::ir::Lane::D {
+                    live[d.v.0 as usize] = false
+                }
+            });
+            op.for_each_dst(|d| {
+                if d.lane != crate::ir::Lane::D {
+                    live[d.v.0 as usize] = true
                 }
             });
             op.for_each_src(|s| {
