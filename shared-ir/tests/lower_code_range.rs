@@ -33,7 +33,9 @@ const CASES: &[(u32, &[u8], (u32, u32))] = &[
 fn code_range_table() {
     for &(ip, bytes, (lo, hi)) in CASES {
         let line = lower_line(&RealMode16, BASE, ip, bytes, 16);
-        let p = line.program.unwrap_or_else(|| panic!("ip {ip:04X}: nothing lowered"));
+        let p = line
+            .program
+            .unwrap_or_else(|| panic!("ip {ip:04X}: nothing lowered"));
         assert_eq!(
             p.code,
             vec![(BASE + lo, BASE + hi)],
