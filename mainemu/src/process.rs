@@ -315,6 +315,7 @@ impl Process {
                     .entry(format!("{dll_name}!{}", e.name))
                     .or_default() += 1;
                 self.env.clock = cpu.clock;
+                self.env.arg_base = esp.wrapping_add(4);
                 match (e.imp)(&mut self.env, &args) {
                     Ret::Exit(code) => return Service::Exit(code),
                     Ret::Value(v) => cpu.regs[reg::EAX] = v,

@@ -54,6 +54,7 @@ pub mod crt;
 pub mod kernel32;
 pub mod msvcrt;
 pub mod ntdll;
+pub mod printf;
 pub mod ucrtbase;
 
 /// How arguments are cleaned up.
@@ -248,6 +249,9 @@ pub struct Env {
     pub heaps: std::collections::BTreeMap<u32, crate::heap::Heap>,
     /// The program's argv (for the C runtime's __getmainargs).
     pub argv: Vec<String>,
+    /// Guest address of the first stack argument of the call being serviced
+    /// (variadic bodies such as printf find their va_list after the fixed ones).
+    pub arg_base: u32,
     /// The main image's base (GetModuleHandle(NULL)).
     pub image_base: u32,
     /// Addresses of data exports the process allocated, by `dll!name`.
@@ -267,6 +271,7 @@ impl Env {
             cmdline_w: 0,
             heaps: Default::default(),
             argv: Vec::new(),
+            arg_base: 0,
             image_base: 0,
             data: Default::default(),
         }
@@ -373,7 +378,7 @@ mod tests {
                 by_name("strlen"),
                 Some("ucrtbase.dll"),
             ),
-            ("msvcrt.dll", by_name("printf"), None),
+            ("msvcrt.dll", by_name("qsort"), None),
             ("msvcrt.dll", by_name("_iob"), Some("msvcrt.dll")),
             ("OLEAUT32.dll", ImportName::Ordinal(2), None),
         ];
