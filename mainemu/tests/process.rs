@@ -235,3 +235,55 @@ fn printf_family_through_thunks() {
     assert_eq!(cpu.regs[reg::EAX] as i32, -1);
     assert_eq!(p.env.mem.peek_cstr(buf + 32, 16).unwrap(), b"n=7 ");
 }
+
+#[test]
+fn crt_helpers_through_thunks() {
+    let Some((_, mut p)) = hello() else { return };
+    let mut cpu = Cpu::new();
+    cpu.regs[reg::ESP] = p.initial_esp();
+    let esp0 = cpu.regs[reg::ESP];
+    let mut c = |p: &mut Process, dll: &str, f: &str, args: &[u32]| {
+        let t = thunk_of(p, dll, f);
+        cpu.regs[reg::ESP] = esp0;
+        assert_eq!(call(p, &mut cpu, t, args), Service::Continue, "{f}");
+        cpu.regs[reg::EAX]
+    };
+    let buf = c(&mut p, "msvcrt.dll", "malloc", &[64]);
+    p.env.mem.poke(buf, b"  -123x\0abc\0").unwrap();
+    assert_eq!(c(&mut p, "msvcrt.dll", "atoi", &[buf]) as i32, -123);
+    assert_eq!(
+        c(&mut p, "msvcrt.dll", "strchr", &[buf, b'x' as u32]),
+        buf + 6
+    );
+    assert_eq!(c(&mut p, "msvcrt.dll", "strchr", &[buf, b'q' as u32]), 0);
+    assert_eq!(c(&mut p, "msvcrt.dll", "strncmp", &[buf + 8, buf, 0]), 0);
+    // "abc" -> UTF-16 and back; -1 includes the NUL.
+    let w = buf + 32;
+    assert_eq!(
+        c(
+            &mut p,
+            "kernel32.dll",
+            "MultiByteToWideChar",
+            &[0, 0, buf + 8, -1i32 as u32, w, 8]
+        ),
+        4
+    );
+    assert_eq!(c(&mut p, "msvcrt.dll", "wcslen", &[w]), 3);
+    assert_eq!(
+        c(
+            &mut p,
+            "kernel32.dll",
+            "WideCharToMultiByte",
+            &[0, 0, w, 3, buf + 48, 8, 0, 0]
+        ),
+        3
+    );
+    assert_eq!(p.env.mem.peek_cstr(buf + 48, 3).unwrap(), b"abc");
+    let l = c(&mut p, "msvcrt.dll", "localeconv", &[]);
+    let dp = p.env.mem.peek_u32(l).unwrap();
+    assert_eq!(p.env.mem.peek_cstr(dp, 4).unwrap(), b".");
+    let loc = c(&mut p, "msvcrt.dll", "setlocale", &[0, 0]);
+    assert_eq!(p.env.mem.peek_cstr(loc, 4).unwrap(), b"C");
+    let e = c(&mut p, "msvcrt.dll", "_errno", &[]);
+    assert_eq!(p.env.mem.peek_u32(e), Some(0));
+}

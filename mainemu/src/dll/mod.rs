@@ -27,6 +27,7 @@ macro_rules! dll {
         $(
             #[allow(non_snake_case, unused_variables, unused_mut, clippy::unused_unit)]
             pub fn $name($env: &mut $crate::dll::Env, args: &[u32]) -> $crate::dll::Ret {
+                #[allow(clippy::too_many_arguments)]
                 fn body($env: &mut $crate::dll::Env $(, $arg: $ty)*) $(-> $ret)? $body
                 let mut _i = 0usize;
                 $( let $arg: $ty = $crate::dll::FromArg::from_arg(args.get({ _i += 1; _i - 1 }).copied().unwrap_or(0)); )*

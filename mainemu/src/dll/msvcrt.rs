@@ -27,13 +27,17 @@ fn getmainargs(env: &mut Env, argc_p: u32, argv_p: u32, envp_p: u32) -> i32 {
     0
 }
 
-/// The address of one of msvcrt's data exports (allocated when imported or asked for).
+/// The address of one of msvcrt's variables (allocated when imported or
+/// first asked for; `_locale_c_str` starts as "C").
 fn data(env: &mut Env, name: &str) -> u32 {
     let key = format!("msvcrt.dll!{name}");
     if let Some(&a) = env.data.get(&key) {
         return a;
     }
     let a = crt::calloc(env, 1, 4);
+    if name == "_locale_c_str" {
+        env.mem.poke(a, b"C\0");
+    }
     env.data.insert(key, a);
     a
 }
@@ -118,6 +122,30 @@ crate::dll! { "msvcrt.dll";
         if put(env, file, &b) < 0 { 0 } else { n }
     }
     cdecl fn fflush(env, file: u32) -> i32 { 0 }
+    cdecl fn strchr(env, s: u32, c: u32) -> u32 { crt::strchr(env, s, c) }
+    cdecl fn strncmp(env, a: u32, b: u32, n: u32) -> i32 { crt::strncmp(env, a, b, n) }
+    cdecl fn wcslen(env, s: u32) -> u32 { crt::wcslen(env, s) }
+    cdecl fn atoi(env, s: u32) -> i32 { crt::atoi(env, s) }
+    cdecl fn _errno(env) -> u32 { data(env, "_errno_value") }
+    // One guest thread at a time: the CRT's locks never contend.
+    cdecl fn _lock(env, n: u32) {}
+    cdecl fn _unlock(env, n: u32) {}
+    cdecl fn abort(env) -> super::Ret { super::Ret::Exit(3) }
+    cdecl fn _amsg_exit(env, code: u32) -> super::Ret { super::Ret::Exit(255) }
+    // Only the "C" locale exists: any query or change answers "C".
+    cdecl fn setlocale(env, category: u32, locale: u32) -> u32 { data(env, "_locale_c_str") }
+    // struct lconv of the C locale: decimal_point ".", every other string "".
+    cdecl fn localeconv(env) -> u32 {
+        if let Some(&l) = env.data.get("msvcrt.dll!_lconv") { return l; }
+        let s = crt::calloc(env, 1, 4);
+        env.mem.poke(s, b".\0\0");
+        let mut b = Vec::new();
+        for k in 0..14u32 { b.extend_from_slice(&(if k == 0 { s } else { s + 2 }).to_le_bytes()); }
+        let l = crt::calloc(env, 1, 56);
+        env.mem.poke(l, &b);
+        env.data.insert("msvcrt.dll!_lconv".into(), l);
+        l
+    }
     cdecl fn __set_app_type(env, kind: u32) {}
     cdecl fn __setusermatherr(env, handler: u32) {}
     cdecl fn _cexit(env) {}
