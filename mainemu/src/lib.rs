@@ -1,6 +1,12 @@
 //! `mainemu`: the main engine, a 32-bit Windows user-mode emulator.
 //!
-//! Will own: the 32-bit flat CPU and its threaded tier, the page-granular code
-//! cache with a code-page bitmap, the PE loader, the Win32 API subset, the µop
-//! tier ported through `shared-ir`, and the `mainemu` CLI. Designs reach it only
-//! after they pass their gates on toyvm. Nothing is implemented yet.
+//! Owns (as it grows): the guest address space ([`memory`]), the PE loader
+//! ([`pe`]), the Win32 API subset (one module per DLL under [`dll`]), process
+//! setup and the `mainemu` CLI. Instruction semantics are not here: they come
+//! from the shared `x86-cpu` crate (issue 13: no duplicates with toyvm).
+//! Designs reach the engine only after they pass their gates on toyvm.
+
+pub mod cli;
+pub mod dll;
+pub mod memory;
+pub mod pe;

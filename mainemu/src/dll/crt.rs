@@ -1,0 +1,45 @@
+//! C runtime bodies shared by msvcrt and ucrtbase (each DLL still declares
+//! its own exports; the two tables point here).
+//!
+//! Owns string and memory helpers over guest memory; must not do I/O itself
+//! beyond [`super::Env::write_console`].
+
+use super::{Env, Ret};
+
+pub fn strlen(env: &mut Env, s: u32) -> u32 {
+    env.mem.peek_cstr(s, 1 << 24).map_or(0, |v| v.len() as u32)
+}
+
+pub fn memcpy(env: &mut Env, dst: u32, src: u32, n: u32) -> u32 {
+    let mut b = vec![0; n as usize];
+    if env.mem.peek(src, &mut b).is_some() {
+        env.mem.poke(dst, &b);
+    }
+    dst
+}
+
+pub fn memset(env: &mut Env, dst: u32, c: u32, n: u32) -> u32 {
+    env.mem.poke(dst, &vec![c as u8; n as usize]);
+    dst
+}
+
+pub fn strcmp(env: &mut Env, a: u32, b: u32) -> i32 {
+    let a = env.mem.peek_cstr(a, 1 << 24).unwrap_or_default();
+    let b = env.mem.peek_cstr(b, 1 << 24).unwrap_or_default();
+    match a.cmp(&b) {
+        std::cmp::Ordering::Less => -1,
+        std::cmp::Ordering::Equal => 0,
+        std::cmp::Ordering::Greater => 1,
+    }
+}
+
+pub fn puts(env: &mut Env, s: u32) -> i32 {
+    let mut v = env.mem.peek_cstr(s, 1 << 24).unwrap_or_default();
+    v.push(b'\n');
+    env.write_console(1, &v);
+    0
+}
+
+pub fn exit(code: u32) -> Ret {
+    Ret::Exit(code)
+}

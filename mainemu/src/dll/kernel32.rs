@@ -1,0 +1,199 @@
+//! KERNEL32.dll: the exports mainemu implements, each declared once.
+//!
+//! Owns the bodies of kernel32's calls over [`super::Env`]. It must not touch
+//! host files or clocks directly (drives and the guest clock come through Env).
+
+use super::{Env, Ret};
+use crate::memory::MemError;
+
+/// Console handles GetStdHandle gives out (stdin, stdout, stderr).
+pub const STDIN: u32 = 0x10;
+pub const STDOUT: u32 = 0x14;
+pub const STDERR: u32 = 0x18;
+
+fn mem_result(env: &mut Env, r: Result<u32, MemError>) -> u32 {
+    match r {
+        Ok(v) => v,
+        Err(e) => {
+            env.last_error = e.win32_code();
+            0
+        }
+    }
+}
+
+/// Writes `n` bytes at `buf` to a console handle; false (and
+/// ERROR_INVALID_HANDLE) for any other handle.
+fn console_write(env: &mut Env, h: u32, buf: u32, n: u32, written: u32) -> bool {
+    let stream = match h {
+        STDOUT => 1,
+        STDERR => 2,
+        _ => {
+            env.last_error = 6;
+            return false;
+        }
+    };
+    let mut bytes = vec![0; n as usize];
+    if env.mem.peek(buf, &mut bytes).is_none() {
+        env.last_error = 998; // ERROR_NOACCESS
+        return false;
+    }
+    env.write_console(stream, &bytes);
+    if written != 0 {
+        env.mem.poke_u32(written, n);
+    }
+    true
+}
+
+crate::dll! { "kernel32.dll";
+    stdcall fn GetLastError(env) -> u32 { env.last_error }
+    stdcall fn SetLastError(env, code: u32) { env.last_error = code; }
+    stdcall fn ExitProcess(env, code: u32) -> Ret { Ret::Exit(code) }
+    stdcall fn GetCurrentProcessId(env) -> u32 { 0x100 }
+    stdcall fn GetCurrentThreadId(env) -> u32 { 0x104 }
+    stdcall fn GetCurrentProcess(env) -> u32 { 0xFFFF_FFFF }
+    stdcall fn GetCurrentThread(env) -> u32 { 0xFFFF_FFFE }
+    stdcall fn IsDebuggerPresent(env) -> u32 { 0 }
+    stdcall fn GetVersion(env) -> u32 { 0x0A28_0105 } // 5.1 build 2600 (XP)
+    stdcall fn GetTickCount(env) -> u32 { env.guest_ms() as u32 }
+    stdcall fn GetTickCount64(env) -> u64 { env.guest_ms() }
+    stdcall fn Sleep(env, ms: u32) {}
+    stdcall fn QueryPerformanceFrequency(env, out: u32) -> bool {
+        env.mem.poke(out, &super::DISPATCHES_PER_SECOND.to_le_bytes()).is_some()
+    }
+    stdcall fn QueryPerformanceCounter(env, out: u32) -> bool {
+        let c = env.clock;
+        env.mem.poke(out, &c.to_le_bytes()).is_some()
+    }
+    stdcall fn GetSystemTimeAsFileTime(env, out: u32) {
+        let t = env.guest_filetime();
+        env.mem.poke(out, &t.to_le_bytes());
+    }
+    stdcall fn GetStdHandle(env, which: u32) -> u32 {
+        match which as i32 { -10 => STDIN, -11 => STDOUT, -12 => STDERR, _ => { env.last_error = 6; 0xFFFF_FFFF } }
+    }
+    stdcall fn WriteFile(env, h: u32, buf: u32, n: u32, written: u32, overlapped: u32) -> bool {
+        console_write(env, h, buf, n, written)
+    }
+    stdcall fn WriteConsoleA(env, h: u32, buf: u32, n: u32, written: u32, reserved: u32) -> bool {
+        console_write(env, h, buf, n, written)
+    }
+    stdcall fn VirtualAlloc(env, addr: u32, size: u32, kind: u32, protect: u32) -> u32 {
+        let r = env.mem.virtual_alloc(addr, size, kind, protect);
+        mem_result(env, r)
+    }
+    stdcall fn VirtualFree(env, addr: u32, size: u32, kind: u32) -> bool {
+        let r = env.mem.virtual_free(addr, size, kind).map(|_| 1);
+        mem_result(env, r) != 0
+    }
+    stdcall fn VirtualProtect(env, addr: u32, size: u32, protect: u32, old: u32) -> bool {
+        let r = env.mem.protect(addr, size, protect);
+        match r {
+            Ok(o) => { env.mem.poke_u32(old, o); true }
+            Err(e) => { env.last_error = e.win32_code(); false }
+        }
+    }
+    stdcall fn VirtualQuery(env, addr: u32, out: u32, len: u32) -> u32 {
+        if len < 28 { env.last_error = 24; return 0; } // ERROR_BAD_LENGTH
+        let q = env.mem.query(addr);
+        let words = [q.base_address, q.allocation_base, q.allocation_protect, q.region_size, q.state, q.protect, q.kind];
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        if env.mem.poke(out, &bytes).is_none() { env.last_error = 998; return 0; }
+        28
+    }
+    stdcall fn TlsAlloc(env) -> u32 {
+        match env.tls.iter().position(Option::is_none) {
+            Some(i) => { env.tls[i] = Some(0); i as u32 }
+            None => { env.tls.push(Some(0)); (env.tls.len() - 1) as u32 }
+        }
+    }
+    stdcall fn TlsFree(env, i: u32) -> bool {
+        match env.tls.get_mut(i as usize) { Some(s @ Some(_)) => { *s = None; true } _ => { env.last_error = 87; false } }
+    }
+    stdcall fn TlsGetValue(env, i: u32) -> u32 {
+        match env.tls.get(i as usize) { Some(Some(v)) => { env.last_error = 0; *v } _ => { env.last_error = 87; 0 } }
+    }
+    stdcall fn TlsSetValue(env, i: u32, v: u32) -> bool {
+        match env.tls.get_mut(i as usize) { Some(Some(s)) => { *s = v; true } _ => { env.last_error = 87; false } }
+    }
+    // One guest thread runs at a time (deterministic scheduling), so a
+    // critical section never blocks: these only have to exist.
+    stdcall fn InitializeCriticalSection(env, cs: u32) {}
+    stdcall fn InitializeCriticalSectionAndSpinCount(env, cs: u32, spin: u32) -> bool { true }
+    stdcall fn EnterCriticalSection(env, cs: u32) {}
+    stdcall fn LeaveCriticalSection(env, cs: u32) {}
+    stdcall fn DeleteCriticalSection(env, cs: u32) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::{mem, prot, Memory};
+
+    fn call(env: &mut Env, name: &str, args: &[u32]) -> Ret {
+        let e = DLL.exports.iter().find(|e| e.name == name).unwrap();
+        (e.imp)(env, args)
+    }
+
+    #[test]
+    fn declarations_make_the_table() {
+        let e = DLL.exports.iter().find(|e| e.name == "WriteFile").unwrap();
+        assert_eq!((e.args.len(), e.pop_bytes()), (5, 20));
+        assert_eq!(e.args, &["h", "buf", "n", "written", "overlapped"]);
+        let mut names: Vec<_> = DLL.exports.iter().map(|e| e.name).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n, "each export declared once");
+    }
+
+    #[test]
+    fn memory_and_console_calls() {
+        let mut env = Env::new(Memory::new());
+        let a = call(
+            &mut env,
+            "VirtualAlloc",
+            &[0, 0x2000, mem::RESERVE | mem::COMMIT, prot::READWRITE],
+        );
+        assert_eq!(a, Ret::Value(0x1_0000));
+        env.mem.poke(0x1_0000, b"hi\n").unwrap();
+        assert_eq!(
+            call(&mut env, "WriteFile", &[STDOUT, 0x1_0000, 3, 0x1_0100, 0]),
+            Ret::Value(1)
+        );
+        assert_eq!(env.mem.peek_u32(0x1_0100), Some(3));
+        assert_eq!(env.stdout(), b"hi\n");
+        assert_eq!(
+            call(&mut env, "VirtualQuery", &[0x1_1000, 0x1_0200, 28]),
+            Ret::Value(28)
+        );
+        let mut q = [0u8; 28];
+        env.mem.peek(0x1_0200, &mut q).unwrap();
+        let w: Vec<u32> = q
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(
+            w,
+            vec![
+                0x1_1000,
+                0x1_0000,
+                prot::READWRITE,
+                0x1000,
+                mem::COMMIT,
+                prot::READWRITE,
+                mem::PRIVATE
+            ]
+        );
+        assert_eq!(
+            call(&mut env, "VirtualFree", &[0x1_0000, 5, mem::RELEASE]),
+            Ret::Value(0)
+        );
+        assert_eq!(call(&mut env, "GetLastError", &[]), Ret::Value(87));
+        env.clock = 250_000_000;
+        assert_eq!(call(&mut env, "GetTickCount", &[]), Ret::Value(2500));
+        assert_eq!(call(&mut env, "TlsAlloc", &[]), Ret::Value(0));
+        assert_eq!(call(&mut env, "TlsSetValue", &[0, 77]), Ret::Value(1));
+        assert_eq!(call(&mut env, "TlsGetValue", &[0]), Ret::Value(77));
+        assert_eq!(call(&mut env, "ExitProcess", &[5]), Ret::Exit(5));
+    }
+}

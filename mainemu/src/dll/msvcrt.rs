@@ -1,0 +1,18 @@
+//! MSVCRT.dll: the exports mainemu implements, each declared once.
+//!
+//! Owns msvcrt's export table; the bodies are shared with ucrtbase in
+//! [`super::crt`]. Must not touch host state directly.
+
+use super::crt;
+
+crate::dll! { "msvcrt.dll";
+    cdecl fn strlen(env, s: u32) -> u32 { crt::strlen(env, s) }
+    cdecl fn memcpy(env, dst: u32, src: u32, n: u32) -> u32 { crt::memcpy(env, dst, src, n) }
+    cdecl fn memmove(env, dst: u32, src: u32, n: u32) -> u32 { crt::memcpy(env, dst, src, n) }
+    cdecl fn memset(env, dst: u32, c: u32, n: u32) -> u32 { crt::memset(env, dst, c, n) }
+    cdecl fn strcmp(env, a: u32, b: u32) -> i32 { crt::strcmp(env, a, b) }
+    cdecl fn puts(env, s: u32) -> i32 { crt::puts(env, s) }
+    cdecl fn exit(env, code: u32) -> super::Ret { crt::exit(code) }
+    cdecl fn _exit(env, code: u32) -> super::Ret { crt::exit(code) }
+    cdecl fn abs(env, v: i32) -> i32 { v.wrapping_abs() }
+}

@@ -1,0 +1,267 @@
+//! The resource directory of a PE image: the three-level walk (type, name,
+//! language) and the two decoders console programs need, string tables and
+//! version info.
+//!
+//! Owns: reading `.rsrc` from a laid-out image, bounds-checked, with a depth
+//! and entry limit so a cyclic or hostile directory ends with an error. It must
+//! not: map memory, decode bitmaps or dialogs (the GUI issue), or know which
+//! API asked.
+
+use super::parse::{u16_at, u32_at, PeError, PeFile};
+
+/// A resource type or name: numeric ID or string.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ResId {
+    Id(u16),
+    Name(String),
+}
+
+/// Well-known resource types.
+pub const RT_STRING: u16 = 6;
+pub const RT_VERSION: u16 = 16;
+
+/// One leaf of the resource tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resource {
+    pub kind: ResId,
+    pub name: ResId,
+    pub lang: u16,
+    /// RVA and size of the data.
+    pub data_rva: u32,
+    pub size: u32,
+}
+
+/// Every resource, in directory order.
+pub fn walk(pe: &PeFile) -> Result<Vec<Resource>, PeError> {
+    let (rva, _) = pe.dirs[super::parse::dir::RESOURCE];
+    if rva == 0 {
+        return Ok(Vec::new());
+    }
+    let img = &pe.image;
+    let root = rva as u64;
+    let entries = |dir: u64| -> Result<Vec<(ResId, u32)>, PeError> {
+        let named = u16_at(img, dir + 12, "resource directory")? as u64;
+        let ids = u16_at(img, dir + 14, "resource directory")? as u64;
+        let mut out = Vec::new();
+        for k in 0..named + ids {
+            let e = dir + 16 + 8 * k;
+            let n = u32_at(img, e, "resource entry")?;
+            let off = u32_at(img, e + 4, "resource entry")?;
+            let id = if n & 0x8000_0000 != 0 {
+                let s = root + (n & 0x7FFF_FFFF) as u64;
+                let len = u16_at(img, s, "resource name")? as u64;
+                let mut units = Vec::with_capacity(len as usize);
+                for i in 0..len {
+                    units.push(u16_at(img, s + 2 + 2 * i, "resource name")?);
+                }
+                ResId::Name(String::from_utf16_lossy(&units))
+            } else {
+                ResId::Id(n as u16)
+            };
+            out.push((id, off));
+        }
+        Ok(out)
+    };
+    let sub = |off: u32, what: &str| -> Result<u64, PeError> {
+        if off & 0x8000_0000 == 0 {
+            return Err(PeError(format!(
+                "resource {what} entry is a leaf, expected a directory"
+            )));
+        }
+        Ok(root + (off & 0x7FFF_FFFF) as u64)
+    };
+    let mut out = Vec::new();
+    for (kind, off) in entries(root)? {
+        for (name, off2) in entries(sub(off, "type")?)? {
+            for (lang, off3) in entries(sub(off2, "name")?)? {
+                if off3 & 0x8000_0000 != 0 {
+                    return Err(PeError("resource tree deeper than three levels".into()));
+                }
+                let leaf = root + off3 as u64;
+                let lang = match lang {
+                    ResId::Id(l) => l,
+                    ResId::Name(_) => 0,
+                };
+                let data_rva = u32_at(img, leaf, "resource data entry")?;
+                let size = u32_at(img, leaf + 4, "resource data entry")?;
+                if data_rva as u64 + size as u64 > img.len() as u64 {
+                    return Err(PeError(format!(
+                        "resource data {data_rva:#x}+{size:#x} is outside the image"
+                    )));
+                }
+                out.push(Resource {
+                    kind: kind.clone(),
+                    name: name.clone(),
+                    lang,
+                    data_rva,
+                    size,
+                });
+                if out.len() > 100_000 {
+                    return Err(PeError("more than 100000 resources".into()));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The strings of every RT_STRING block, as (string ID, text), sorted by ID.
+/// Block N holds IDs (N-1)*16 .. (N-1)*16+15, each a counted UTF-16 string.
+pub fn string_table(pe: &PeFile) -> Result<Vec<(u32, String)>, PeError> {
+    let mut out = Vec::new();
+    for r in walk(pe)? {
+        let (ResId::Id(RT_STRING), ResId::Id(block)) = (&r.kind, &r.name) else {
+            continue;
+        };
+        let mut p = r.data_rva as u64;
+        let end = p + r.size as u64;
+        for i in 0..16u32 {
+            if p + 2 > end {
+                break;
+            }
+            let len = u16_at(&pe.image, p, "string table")? as u64;
+            let mut units = Vec::with_capacity(len as usize);
+            for k in 0..len {
+                units.push(u16_at(&pe.image, p + 2 + 2 * k, "string table")?);
+            }
+            p += 2 + 2 * len;
+            if len > 0 {
+                let id = (*block as u32).wrapping_sub(1) * 16 + i;
+                out.push((id, String::from_utf16_lossy(&units)));
+            }
+        }
+    }
+    out.sort();
+    out.dedup_by_key(|e| e.0);
+    Ok(out)
+}
+
+/// What a VS_VERSIONINFO resource says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VersionInfo {
+    /// VS_FIXEDFILEINFO file version (major, minor, build, revision).
+    pub file_version: (u16, u16, u16, u16),
+    pub product_version: (u16, u16, u16, u16),
+    /// StringFileInfo key/value pairs (CompanyName, FileVersion, ...), in order.
+    pub strings: Vec<(String, String)>,
+}
+
+/// A VS_VERSIONINFO-style node: (length, value length, type, key, value
+/// offset, children offset, end).
+struct Node {
+    val_len: u64,
+    key: String,
+    value: u64,
+    children: u64,
+    end: u64,
+}
+
+fn node(img: &[u8], at: u64, limit: u64) -> Result<Node, PeError> {
+    let len = u16_at(img, at, "version node")? as u64;
+    let val_len = u16_at(img, at + 2, "version node")? as u64;
+    let end = at + len;
+    if len < 6 || end > limit {
+        return Err(PeError(format!(
+            "version node at {at:#x} has length {len} (limit {limit:#x})"
+        )));
+    }
+    let mut p = at + 6;
+    let mut units = Vec::new();
+    loop {
+        if p + 2 > end {
+            return Err(PeError("version node key is not terminated".into()));
+        }
+        let u = u16_at(img, p, "version key")?;
+        p += 2;
+        if u == 0 {
+            break;
+        }
+        units.push(u);
+    }
+    let value = p.div_ceil(4) * 4;
+    Ok(Node {
+        val_len,
+        key: String::from_utf16_lossy(&units),
+        value,
+        children: 0,
+        end,
+    })
+}
+
+fn wstr(img: &[u8], at: u64, max_units: u64) -> Result<String, PeError> {
+    let mut units = Vec::new();
+    for k in 0..max_units {
+        let u = u16_at(img, at + 2 * k, "version string")?;
+        if u == 0 {
+            break;
+        }
+        units.push(u);
+    }
+    Ok(String::from_utf16_lossy(&units))
+}
+
+fn children(img: &[u8], n: &Node) -> Result<Vec<Node>, PeError> {
+    let mut out = Vec::new();
+    let mut p = n.children;
+    while p + 6 <= n.end {
+        let c = node(img, p, n.end)?;
+        if c.end <= p {
+            break;
+        }
+        p = c.end.div_ceil(4) * 4;
+        out.push(c);
+        if out.len() > 4096 {
+            return Err(PeError("version info: more than 4096 entries".into()));
+        }
+    }
+    Ok(out)
+}
+
+/// Decodes the first RT_VERSION resource, if any.
+pub fn version_info(pe: &PeFile) -> Result<Option<VersionInfo>, PeError> {
+    let Some(r) = walk(pe)?
+        .into_iter()
+        .find(|r| r.kind == ResId::Id(RT_VERSION))
+    else {
+        return Ok(None);
+    };
+    let img = &pe.image;
+    let limit = r.data_rva as u64 + r.size as u64;
+    let mut root = node(img, r.data_rva as u64, limit)?;
+    if root.key != "VS_VERSION_INFO" {
+        return Err(PeError(format!("version resource key is {:?}", root.key)));
+    }
+    let mut vi = VersionInfo::default();
+    if root.val_len >= 52 {
+        let f = root.value;
+        if u32_at(img, f, "VS_FIXEDFILEINFO")? != 0xFEEF_04BD {
+            return Err(PeError("VS_FIXEDFILEINFO signature missing".into()));
+        }
+        let ms = u32_at(img, f + 8, "VS_FIXEDFILEINFO")?;
+        let ls = u32_at(img, f + 12, "VS_FIXEDFILEINFO")?;
+        vi.file_version = ((ms >> 16) as u16, ms as u16, (ls >> 16) as u16, ls as u16);
+        let ms = u32_at(img, f + 16, "VS_FIXEDFILEINFO")?;
+        let ls = u32_at(img, f + 20, "VS_FIXEDFILEINFO")?;
+        vi.product_version = ((ms >> 16) as u16, ms as u16, (ls >> 16) as u16, ls as u16);
+    }
+    root.children = (root.value + root.val_len).div_ceil(4) * 4;
+    for mut sfi in children(img, &root)? {
+        if sfi.key != "StringFileInfo" {
+            continue;
+        }
+        sfi.children = sfi.value;
+        for mut table in children(img, &sfi)? {
+            table.children = table.value;
+            for s in children(img, &table)? {
+                // wValueLength counts UTF-16 units for text values.
+                let v = if s.val_len == 0 {
+                    String::new()
+                } else {
+                    wstr(img, s.value, s.val_len.min((s.end - s.value) / 2))?
+                };
+                vi.strings.push((s.key, v));
+            }
+        }
+    }
+    Ok(Some(vi))
+}

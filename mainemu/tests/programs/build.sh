@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds the mainemu test programs (sources here) into OUT (default
+# target/mainemu-programs) with mingw-w64 (gcc-mingw-w64-i686). Idempotent and
+# safe to run from several test binaries at once (flock). CI installs the
+# compiler; the tests call this script.
+set -euo pipefail
+src="$(cd "$(dirname "$0")" && pwd)"
+out="${1:-$src/../../../target/mainemu-programs}"
+mkdir -p "$out"
+exec 9>"$out/.lock"
+flock 9
+cc=i686-w64-mingw32-gcc
+# -s: no symbols; -O1: small, readable code. Newer than the binary = rebuilt.
+build() { # name, then extra args
+  local name=$1; shift
+  if [ ! -e "$out/$name" ] || [ -n "$(find "$src" -newer "$out/$name" -name '*.[chrd]*' | head -1)" ]; then
+    "$@"
+  fi
+}
+for p in hello cmdline heap fileio; do
+  build $p.exe $cc -O1 -s -o "$out/$p.exe" "$src/$p.c"
+done
+build testdll.res.o i686-w64-mingw32-windres "$src/testdll.rc" -o "$out/testdll.res.o"
+build testdll.dll $cc -O1 -s -shared -o "$out/testdll.dll" "$src/testdll.c" "$src/testdll.def" "$out/testdll.res.o" -Wl,--out-implib,"$out/libtestdll.a"
+build usedll.exe $cc -O1 -s -o "$out/usedll.exe" "$src/usedll.c" "$out/libtestdll.a"
