@@ -80,7 +80,7 @@ pub fn import_report(path: &Path) -> Result<Vec<ImportLine>, String> {
                 } else {
                     Some(matches!(
                         dll::resolve(&d.dll, &i.name),
-                        Resolution::Implemented(..)
+                        Resolution::Implemented(..) | Resolution::Data(..)
                     ))
                 };
                 out.push(ImportLine {

@@ -8,5 +8,8 @@
 
 pub mod cli;
 pub mod dll;
+pub mod heap;
 pub mod memory;
 pub mod pe;
+pub mod process;
+pub mod vfs;

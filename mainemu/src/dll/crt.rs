@@ -43,3 +43,42 @@ pub fn puts(env: &mut Env, s: u32) -> i32 {
 pub fn exit(code: u32) -> Ret {
     Ret::Exit(code)
 }
+
+/// malloc and friends run on the process heap.
+pub fn malloc(env: &mut Env, n: u32) -> u32 {
+    let h = env.process_heap;
+    env.with_heap(h, |heap, m| heap.alloc(m, n, false))
+        .flatten()
+        .unwrap_or(0)
+}
+
+pub fn calloc(env: &mut Env, count: u32, size: u32) -> u32 {
+    let Some(n) = count.checked_mul(size) else {
+        return 0;
+    };
+    let h = env.process_heap;
+    env.with_heap(h, |heap, m| heap.alloc(m, n, true))
+        .flatten()
+        .unwrap_or(0)
+}
+
+pub fn realloc(env: &mut Env, p: u32, n: u32) -> u32 {
+    if p == 0 {
+        return malloc(env, n);
+    }
+    if n == 0 {
+        free(env, p);
+        return 0;
+    }
+    let h = env.process_heap;
+    env.with_heap(h, |heap, m| heap.realloc(m, p, n, false))
+        .flatten()
+        .unwrap_or(0)
+}
+
+pub fn free(env: &mut Env, p: u32) {
+    if p != 0 {
+        let h = env.process_heap;
+        env.with_heap(h, |heap, _| heap.free(p));
+    }
+}

@@ -6,6 +6,8 @@
 use super::{Env, Ret};
 use crate::memory::MemError;
 
+const HEAP_ZERO_MEMORY: u32 = 8;
+
 /// Console handles GetStdHandle gives out (stdin, stdout, stderr).
 pub const STDIN: u32 = 0x10;
 pub const STDOUT: u32 = 0x14;
@@ -46,6 +48,8 @@ fn console_write(env: &mut Env, h: u32, buf: u32, n: u32, written: u32) -> bool 
 
 crate::dll! { "kernel32.dll";
     stdcall fn GetLastError(env) -> u32 { env.last_error }
+    stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
+    stdcall fn GetCommandLineW(env) -> u32 { env.cmdline_w }
     stdcall fn SetLastError(env, code: u32) { env.last_error = code; }
     stdcall fn ExitProcess(env, code: u32) -> Ret { Ret::Exit(code) }
     stdcall fn GetCurrentProcessId(env) -> u32 { 0x100 }
@@ -114,6 +118,36 @@ crate::dll! { "kernel32.dll";
     }
     stdcall fn TlsSetValue(env, i: u32, v: u32) -> bool {
         match env.tls.get_mut(i as usize) { Some(Some(s)) => { *s = v; true } _ => { env.last_error = 87; false } }
+    }
+    stdcall fn GetProcessHeap(env) -> u32 { env.process_heap }
+    // Only the main image is a module today: NULL gives its base.
+    stdcall fn GetModuleHandleA(env, name: u32) -> u32 {
+        if name == 0 { env.image_base } else { env.last_error = 126; 0 } // ERROR_MOD_NOT_FOUND
+    }
+    stdcall fn GetModuleHandleW(env, name: u32) -> u32 {
+        if name == 0 { env.image_base } else { env.last_error = 126; 0 }
+    }
+    stdcall fn GetStartupInfoA(env, out: u32) {
+        let mut b = [0u8; 68];
+        b[0] = 68; // cb
+        env.mem.poke(out, &b);
+    }
+    stdcall fn HeapCreate(env, options: u32, initial: u32, maximum: u32) -> u32 { env.new_heap() }
+    stdcall fn HeapDestroy(env, h: u32) -> bool {
+        match env.heaps.remove(&h) { Some(heap) => { heap.destroy(&mut env.mem); true } None => { env.last_error = 6; false } }
+    }
+    stdcall fn HeapAlloc(env, h: u32, flags: u32, n: u32) -> u32 {
+        env.with_heap(h, |heap, m| heap.alloc(m, n, flags & HEAP_ZERO_MEMORY != 0)).flatten().unwrap_or(0)
+    }
+    stdcall fn HeapFree(env, h: u32, flags: u32, p: u32) -> bool {
+        if p == 0 { return true; }
+        env.with_heap(h, |heap, _| heap.free(p)).unwrap_or(false)
+    }
+    stdcall fn HeapReAlloc(env, h: u32, flags: u32, p: u32, n: u32) -> u32 {
+        env.with_heap(h, |heap, m| heap.realloc(m, p, n, flags & HEAP_ZERO_MEMORY != 0)).flatten().unwrap_or(0)
+    }
+    stdcall fn HeapSize(env, h: u32, flags: u32, p: u32) -> u32 {
+        env.with_heap(h, |heap, _| heap.size(p)).flatten().unwrap_or(u32::MAX)
     }
     // One guest thread runs at a time (deterministic scheduling), so a
     // critical section never blocks: these only have to exist.

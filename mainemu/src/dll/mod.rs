@@ -17,12 +17,13 @@
 use crate::memory::Memory;
 
 /// Declares the exports of one DLL. Each entry:
-/// `stdcall fn Name @ordinal? (env, arg: Type, ...) -> Ret? { body }`.
+/// `stdcall fn Name @ordinal? (env, arg: Type, ...) -> Ret? { body }`, after
+/// the data exports `@data name [size] = [initial bytes];`.
 /// `env` is the [`Env`]; argument types implement [`FromArg`]; the return
 /// type implements [`IntoRet`].
 #[macro_export]
 macro_rules! dll {
-    ($dll:literal; $( $conv:ident fn $name:ident $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
+    ($dll:literal; $( @data $dname:ident [$dsize:literal] = $dinit:expr; )* $( $conv:ident fn $name:ident $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
         $(
             #[allow(non_snake_case, unused_variables, unused_mut, clippy::unused_unit)]
             pub fn $name($env: &mut $crate::dll::Env, args: &[u32]) -> $crate::dll::Ret {
@@ -35,6 +36,7 @@ macro_rules! dll {
         /// This DLL's export table, generated from the declarations above.
         pub static DLL: $crate::dll::DllDecl = $crate::dll::DllDecl {
             name: $dll,
+            data: &[ $( $crate::dll::DataDecl { name: stringify!($dname), size: $dsize, init: &$dinit } ),* ],
             exports: &[ $( $crate::dll::ExportDecl {
                 name: stringify!($name),
                 ordinal: $crate::dll!(@ord $($ord)?),
@@ -52,6 +54,7 @@ pub mod crt;
 pub mod kernel32;
 pub mod msvcrt;
 pub mod ntdll;
+pub mod printf;
 pub mod ucrtbase;
 
 /// How arguments are cleaned up.
@@ -150,9 +153,18 @@ impl ExportDecl {
     }
 }
 
+/// A data export (a variable the importer reads through its IAT slot, such
+/// as msvcrt's `_iob`): the process allocates `size` bytes starting with `init`.
+pub struct DataDecl {
+    pub name: &'static str,
+    pub size: u32,
+    pub init: &'static [u8],
+}
+
 /// One DLL's declarations.
 pub struct DllDecl {
     pub name: &'static str,
+    pub data: &'static [DataDecl],
     pub exports: &'static [ExportDecl],
 }
 
@@ -162,6 +174,8 @@ pub static DLLS: &[&DllDecl] = &[&kernel32::DLL, &msvcrt::DLL, &ntdll::DLL, &ucr
 /// What an import resolves to.
 pub enum Resolution {
     Implemented(&'static DllDecl, &'static ExportDecl),
+    /// A data export: the IAT slot gets the variable's address, not a thunk.
+    Data(&'static DllDecl, &'static DataDecl),
     /// No declaration: the stub that stops the run. `dll` is the canonical name.
     Missing {
         dll: String,
@@ -189,6 +203,11 @@ pub fn resolve(dll: &str, name: &crate::pe::ImportName) -> Resolution {
             })
             .map(|e| (*d, e))
     });
+    if let (Some(d), ImportName::Name { name, .. }) = (decl, name) {
+        if let Some(v) = d.data.iter().find(|v| v.name == name) {
+            return Resolution::Data(d, v);
+        }
+    }
     match found {
         Some((d, e)) => Resolution::Implemented(d, e),
         None => Resolution::Missing {
@@ -207,6 +226,9 @@ pub const DISPATCHES_PER_SECOND: u64 = 100_000_000;
 /// (100 ns units since 1601).
 pub const EPOCH_FILETIME: u64 = 132_223_104_000_000_000;
 
+/// First heap handle [`Env::new_heap`] gives out.
+pub const HEAP_HANDLE_BASE: u32 = 0x0050_0000;
+
 /// The state API bodies work on: guest memory and the per-process values the
 /// implemented calls read and write. The process module owns its setup.
 pub struct Env {
@@ -220,6 +242,20 @@ pub struct Env {
     pub tls: Vec<Option<u32>>,
     /// The process heap handle GetProcessHeap returns.
     pub process_heap: u32,
+    /// Guest addresses of the command line (ANSI and UTF-16), set by the process.
+    pub cmdline_a: u32,
+    pub cmdline_w: u32,
+    /// Heaps by handle (HeapCreate; the process heap is one of them).
+    pub heaps: std::collections::BTreeMap<u32, crate::heap::Heap>,
+    /// The program's argv (for the C runtime's __getmainargs).
+    pub argv: Vec<String>,
+    /// Guest address of the first stack argument of the call being serviced
+    /// (variadic bodies such as printf find their va_list after the fixed ones).
+    pub arg_base: u32,
+    /// The main image's base (GetModuleHandle(NULL)).
+    pub image_base: u32,
+    /// Addresses of data exports the process allocated, by `dll!name`.
+    pub data: std::collections::BTreeMap<String, u32>,
 }
 
 impl Env {
@@ -231,6 +267,40 @@ impl Env {
             console: Vec::new(),
             tls: Vec::new(),
             process_heap: 0,
+            cmdline_a: 0,
+            cmdline_w: 0,
+            heaps: Default::default(),
+            argv: Vec::new(),
+            arg_base: 0,
+            image_base: 0,
+            data: Default::default(),
+        }
+    }
+
+    /// Creates a heap and returns its handle (handles are small fixed
+    /// values, not addresses: deterministic and never dereferenced by guests).
+    pub fn new_heap(&mut self) -> u32 {
+        let h = HEAP_HANDLE_BASE + 0x10 * self.heaps.len() as u32;
+        let h = (h..)
+            .step_by(0x10)
+            .find(|h| !self.heaps.contains_key(h))
+            .expect("handle space");
+        self.heaps.insert(h, crate::heap::Heap::new());
+        h
+    }
+
+    /// Runs `f` on heap `h`; `None` (and ERROR_INVALID_HANDLE) if no such heap.
+    pub fn with_heap<T>(
+        &mut self,
+        h: u32,
+        f: impl FnOnce(&mut crate::heap::Heap, &mut Memory) -> T,
+    ) -> Option<T> {
+        match self.heaps.get_mut(&h) {
+            Some(heap) => Some(f(heap, &mut self.mem)),
+            None => {
+                self.last_error = 6;
+                None
+            }
         }
     }
 
@@ -308,12 +378,13 @@ mod tests {
                 by_name("strlen"),
                 Some("ucrtbase.dll"),
             ),
-            ("msvcrt.dll", by_name("printf"), None),
+            ("msvcrt.dll", by_name("qsort"), None),
+            ("msvcrt.dll", by_name("_iob"), Some("msvcrt.dll")),
             ("OLEAUT32.dll", ImportName::Ordinal(2), None),
         ];
         for (dll, name, want) in cases {
             let got = match resolve(dll, &name) {
-                Resolution::Implemented(d, _) => Some(d.name),
+                Resolution::Implemented(d, _) | Resolution::Data(d, _) => Some(d.name),
                 Resolution::Missing { .. } => None,
             };
             assert_eq!(got, want, "{dll}!{name}");

@@ -15,4 +15,8 @@ crate::dll! { "ucrtbase.dll";
     cdecl fn exit(env, code: u32) -> super::Ret { crt::exit(code) }
     cdecl fn _exit(env, code: u32) -> super::Ret { crt::exit(code) }
     cdecl fn abs(env, v: i32) -> i32 { v.wrapping_abs() }
+    cdecl fn malloc(env, n: u32) -> u32 { crt::malloc(env, n) }
+    cdecl fn calloc(env, count: u32, size: u32) -> u32 { crt::calloc(env, count, size) }
+    cdecl fn realloc(env, p: u32, n: u32) -> u32 { crt::realloc(env, p, n) }
+    cdecl fn free(env, p: u32) { crt::free(env, p) }
 }
