@@ -6,5 +6,10 @@
 //! from the shared `x86-cpu` crate (issue 13: no duplicates with toyvm).
 //! Designs reach the engine only after they pass their gates on toyvm.
 
+pub mod cli;
+pub mod dll;
+pub mod heap;
 pub mod memory;
 pub mod pe;
+pub mod process;
+pub mod vfs;

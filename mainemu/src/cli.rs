@@ -1,0 +1,186 @@
+//! The `mainemu` command line (clap): `imports` today; `run` follows when
+//! the 32-bit CPU lands in x86-cpu.
+//!
+//! Owns argument parsing, the reports' text and exit statuses. It must not
+//! hold loader or API logic: it calls [`crate::pe`] and [`crate::dll`].
+
+use crate::dll::{self, Resolution};
+use crate::pe::{ImportName, PeFile};
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+
+#[derive(Parser)]
+#[command(name = "mainemu", about = "A 32-bit Windows user-mode engine")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// List every import of PROGRAM (and of the DLLs shipped next to it) and
+    /// whether mainemu implements it.
+    Imports {
+        /// One or more PE files.
+        #[arg(required = true)]
+        programs: Vec<PathBuf>,
+        /// One Markdown table row per program instead of the full listing.
+        #[arg(long)]
+        summary: bool,
+    },
+}
+
+/// One import and how it resolves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportLine {
+    /// The DLL as the importing file names it.
+    pub dll: String,
+    pub name: ImportName,
+    /// `Some(true)` implemented, `Some(false)` stub; `None`: the DLL is a
+    /// guest PE shipped next to the program (its exports are guest code).
+    pub implemented: Option<bool>,
+    /// The file that imports it.
+    pub from: String,
+}
+
+/// Every import of `path` and of the non-system DLLs next to it (each
+/// file once), in load order.
+pub fn import_report(path: &Path) -> Result<Vec<ImportLine>, String> {
+    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut queue = vec![path.to_path_buf()];
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    while let Some(p) = queue.pop() {
+        let key = p
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        if !seen.insert(key) {
+            continue;
+        }
+        let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let pe = PeFile::parse(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        let from = p
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let mut dlls = pe.imports().map_err(|e| format!("{from}: {e}"))?;
+        dlls.extend(pe.delay_imports().map_err(|e| format!("{from}: {e}"))?);
+        for d in dlls {
+            let shipped = (!dll::is_system_dll(&d.dll))
+                .then(|| find_ci(&dir, &d.dll))
+                .flatten();
+            if let Some(s) = &shipped {
+                queue.insert(0, s.clone());
+            }
+            for i in d.imports {
+                let implemented = if shipped.is_some() {
+                    None
+                } else {
+                    Some(matches!(
+                        dll::resolve(&d.dll, &i.name),
+                        Resolution::Implemented(..) | Resolution::Data(..)
+                    ))
+                };
+                out.push(ImportLine {
+                    dll: d.dll.clone(),
+                    name: i.name,
+                    implemented,
+                    from: from.clone(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A file in `dir` whose name matches `name` case-insensitively.
+fn find_ci(dir: &Path, name: &str) -> Option<PathBuf> {
+    let want = name.to_ascii_lowercase();
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().to_ascii_lowercase() == want)
+        .map(|e| e.path())
+}
+
+fn print_full(path: &Path, lines: &[ImportLine]) {
+    println!("{}", path.display());
+    let mut last = None;
+    for l in lines {
+        let key = (l.from.clone(), l.dll.clone());
+        if last.as_ref() != Some(&key) {
+            let n = lines
+                .iter()
+                .filter(|x| x.from == l.from && x.dll == l.dll)
+                .count();
+            let ok = lines
+                .iter()
+                .filter(|x| x.from == l.from && x.dll == l.dll && x.implemented == Some(true))
+                .count();
+            let what = if l.implemented.is_none() {
+                "guest DLL shipped with the program".to_string()
+            } else {
+                format!("{ok} of {n} implemented")
+            };
+            println!("  {} <- {}: {what}", l.dll, l.from);
+            last = Some(key);
+        }
+        let tag = match l.implemented {
+            Some(true) => "ok  ",
+            Some(false) => "stub",
+            None => "pe  ",
+        };
+        println!("    {tag} {}", l.name);
+    }
+}
+
+/// Totals: (imports of system DLLs, implemented, stubs).
+pub fn totals(lines: &[ImportLine]) -> (usize, usize, usize) {
+    let sys: Vec<_> = lines.iter().filter(|l| l.implemented.is_some()).collect();
+    let ok = sys.iter().filter(|l| l.implemented == Some(true)).count();
+    (sys.len(), ok, sys.len() - ok)
+}
+
+pub fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Imports { programs, summary } => {
+            let mut failed = false;
+            if summary {
+                println!("| program | DLLs | imports | implemented | stubs |");
+                println!("|---|---|---:|---:|---:|");
+            }
+            for p in &programs {
+                match import_report(p) {
+                    Ok(lines) => {
+                        let (n, ok, stub) = totals(&lines);
+                        if summary {
+                            let mut dlls: Vec<String> = lines
+                                .iter()
+                                .map(|l| crate::pe::apiset::canonical(&l.dll))
+                                .collect();
+                            dlls.sort();
+                            dlls.dedup();
+                            let name = p.file_name().unwrap_or_default().to_string_lossy();
+                            println!("| {name} | {} | {n} | {ok} | {stub} |", dlls.join(" "));
+                        } else {
+                            print_full(p, &lines);
+                            println!("imports: {n} of system DLLs, {ok} implemented, {stub} stubs");
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("mainemu: {e}");
+                        failed = true;
+                    }
+                }
+            }
+            if failed {
+                std::process::ExitCode::from(2)
+            } else {
+                std::process::ExitCode::SUCCESS
+            }
+        }
+    }
+}

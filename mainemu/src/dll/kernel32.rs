@@ -1,0 +1,325 @@
+//! KERNEL32.dll: the exports mainemu implements, each declared once.
+//!
+//! Owns the bodies of kernel32's calls over [`super::Env`]. It must not touch
+//! host files or clocks directly (drives and the guest clock come through Env).
+
+use super::{Env, Ret};
+use crate::memory::MemError;
+
+const HEAP_ZERO_MEMORY: u32 = 8;
+const CP_UTF8: u32 = 65001;
+
+/// The source units of a conversion: `n` of them, or through the NUL (included) when `n` is -1.
+fn units<T: Copy + Default + PartialEq>(read: impl Fn(u32) -> Option<T>, n: i32) -> Option<Vec<T>> {
+    let mut v = Vec::new();
+    for k in 0.. {
+        if n >= 0 && k >= n as u32 {
+            break;
+        }
+        let u = read(k)?;
+        v.push(u);
+        if n < 0 && u == T::default() {
+            break;
+        }
+        if k > 1 << 24 {
+            return None;
+        }
+    }
+    Some(v)
+}
+
+/// MultiByteToWideChar: UTF-8 for CP_UTF8, Latin-1 for every other code page
+/// (exact for ASCII, which is what console programs pass).
+fn mb_to_wide(env: &mut Env, cp: u32, src: u32, n: i32, dst: u32, cap: i32) -> i32 {
+    let Some(b) = units(
+        |k| {
+            let mut x = [0u8];
+            env.mem.peek(src + k, &mut x).map(|_| x[0])
+        },
+        n,
+    ) else {
+        env.last_error = 998;
+        return 0;
+    };
+    let w: Vec<u16> = if cp == CP_UTF8 {
+        String::from_utf8_lossy(&b).encode_utf16().collect()
+    } else {
+        b.iter().map(|&c| c as u16).collect()
+    };
+    if cap == 0 {
+        return w.len() as i32;
+    }
+    if (cap as usize) < w.len() {
+        env.last_error = 122;
+        return 0;
+    } // ERROR_INSUFFICIENT_BUFFER
+    let bytes: Vec<u8> = w.iter().flat_map(|u| u.to_le_bytes()).collect();
+    env.mem.poke(dst, &bytes);
+    w.len() as i32
+}
+
+fn wide_to_mb(env: &mut Env, cp: u32, src: u32, n: i32, dst: u32, cap: i32) -> i32 {
+    let Some(w) = units(
+        |k| {
+            let mut x = [0u8; 2];
+            env.mem
+                .peek(src + 2 * k, &mut x)
+                .map(|_| u16::from_le_bytes(x))
+        },
+        n,
+    ) else {
+        env.last_error = 998;
+        return 0;
+    };
+    let b: Vec<u8> = if cp == CP_UTF8 {
+        String::from_utf16_lossy(&w).into_bytes()
+    } else {
+        w.iter()
+            .map(|&u| if u < 256 { u as u8 } else { b'?' })
+            .collect()
+    };
+    if cap == 0 {
+        return b.len() as i32;
+    }
+    if (cap as usize) < b.len() {
+        env.last_error = 122;
+        return 0;
+    }
+    env.mem.poke(dst, &b);
+    b.len() as i32
+}
+
+/// Console handles GetStdHandle gives out (stdin, stdout, stderr).
+pub const STDIN: u32 = 0x10;
+pub const STDOUT: u32 = 0x14;
+pub const STDERR: u32 = 0x18;
+
+fn mem_result(env: &mut Env, r: Result<u32, MemError>) -> u32 {
+    match r {
+        Ok(v) => v,
+        Err(e) => {
+            env.last_error = e.win32_code();
+            0
+        }
+    }
+}
+
+/// Writes `n` bytes at `buf` to a console handle; false (and
+/// ERROR_INVALID_HANDLE) for any other handle.
+fn console_write(env: &mut Env, h: u32, buf: u32, n: u32, written: u32) -> bool {
+    let stream = match h {
+        STDOUT => 1,
+        STDERR => 2,
+        _ => {
+            env.last_error = 6;
+            return false;
+        }
+    };
+    let mut bytes = vec![0; n as usize];
+    if env.mem.peek(buf, &mut bytes).is_none() {
+        env.last_error = 998; // ERROR_NOACCESS
+        return false;
+    }
+    env.write_console(stream, &bytes);
+    if written != 0 {
+        env.mem.poke_u32(written, n);
+    }
+    true
+}
+
+crate::dll! { "kernel32.dll";
+    stdcall fn GetLastError(env) -> u32 { env.last_error }
+    stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
+    stdcall fn GetCommandLineW(env) -> u32 { env.cmdline_w }
+    stdcall fn SetLastError(env, code: u32) { env.last_error = code; }
+    stdcall fn ExitProcess(env, code: u32) -> Ret { Ret::Exit(code) }
+    stdcall fn GetCurrentProcessId(env) -> u32 { 0x100 }
+    stdcall fn GetCurrentThreadId(env) -> u32 { 0x104 }
+    stdcall fn GetCurrentProcess(env) -> u32 { 0xFFFF_FFFF }
+    stdcall fn GetCurrentThread(env) -> u32 { 0xFFFF_FFFE }
+    stdcall fn IsDebuggerPresent(env) -> u32 { 0 }
+    stdcall fn GetVersion(env) -> u32 { 0x0A28_0105 } // 5.1 build 2600 (XP)
+    stdcall fn GetTickCount(env) -> u32 { env.guest_ms() as u32 }
+    stdcall fn GetTickCount64(env) -> u64 { env.guest_ms() }
+    stdcall fn Sleep(env, ms: u32) {}
+    stdcall fn QueryPerformanceFrequency(env, out: u32) -> bool {
+        env.mem.poke(out, &super::DISPATCHES_PER_SECOND.to_le_bytes()).is_some()
+    }
+    stdcall fn QueryPerformanceCounter(env, out: u32) -> bool {
+        let c = env.clock;
+        env.mem.poke(out, &c.to_le_bytes()).is_some()
+    }
+    stdcall fn GetSystemTimeAsFileTime(env, out: u32) {
+        let t = env.guest_filetime();
+        env.mem.poke(out, &t.to_le_bytes());
+    }
+    stdcall fn GetStdHandle(env, which: u32) -> u32 {
+        match which as i32 { -10 => STDIN, -11 => STDOUT, -12 => STDERR, _ => { env.last_error = 6; 0xFFFF_FFFF } }
+    }
+    stdcall fn WriteFile(env, h: u32, buf: u32, n: u32, written: u32, overlapped: u32) -> bool {
+        console_write(env, h, buf, n, written)
+    }
+    stdcall fn WriteConsoleA(env, h: u32, buf: u32, n: u32, written: u32, reserved: u32) -> bool {
+        console_write(env, h, buf, n, written)
+    }
+    stdcall fn VirtualAlloc(env, addr: u32, size: u32, kind: u32, protect: u32) -> u32 {
+        let r = env.mem.virtual_alloc(addr, size, kind, protect);
+        mem_result(env, r)
+    }
+    stdcall fn VirtualFree(env, addr: u32, size: u32, kind: u32) -> bool {
+        let r = env.mem.virtual_free(addr, size, kind).map(|_| 1);
+        mem_result(env, r) != 0
+    }
+    stdcall fn VirtualProtect(env, addr: u32, size: u32, protect: u32, old: u32) -> bool {
+        let r = env.mem.protect(addr, size, protect);
+        match r {
+            Ok(o) => { env.mem.poke_u32(old, o); true }
+            Err(e) => { env.last_error = e.win32_code(); false }
+        }
+    }
+    stdcall fn VirtualQuery(env, addr: u32, out: u32, len: u32) -> u32 {
+        if len < 28 { env.last_error = 24; return 0; } // ERROR_BAD_LENGTH
+        let q = env.mem.query(addr);
+        let words = [q.base_address, q.allocation_base, q.allocation_protect, q.region_size, q.state, q.protect, q.kind];
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        if env.mem.poke(out, &bytes).is_none() { env.last_error = 998; return 0; }
+        28
+    }
+    stdcall fn TlsAlloc(env) -> u32 {
+        match env.tls.iter().position(Option::is_none) {
+            Some(i) => { env.tls[i] = Some(0); i as u32 }
+            None => { env.tls.push(Some(0)); (env.tls.len() - 1) as u32 }
+        }
+    }
+    stdcall fn TlsFree(env, i: u32) -> bool {
+        match env.tls.get_mut(i as usize) { Some(s @ Some(_)) => { *s = None; true } _ => { env.last_error = 87; false } }
+    }
+    stdcall fn TlsGetValue(env, i: u32) -> u32 {
+        match env.tls.get(i as usize) { Some(Some(v)) => { env.last_error = 0; *v } _ => { env.last_error = 87; 0 } }
+    }
+    stdcall fn TlsSetValue(env, i: u32, v: u32) -> bool {
+        match env.tls.get_mut(i as usize) { Some(Some(s)) => { *s = v; true } _ => { env.last_error = 87; false } }
+    }
+    stdcall fn GetProcessHeap(env) -> u32 { env.process_heap }
+    // The filter is kept for SEH delivery (not yet modelled); the previous one was none.
+    stdcall fn SetUnhandledExceptionFilter(env, filter: u32) -> u32 { 0 }
+    // Code pages are single-byte here (1252/ANSI): no lead bytes.
+    stdcall fn IsDBCSLeadByteEx(env, cp: u32, b: u32) -> bool { false }
+    stdcall fn IsDBCSLeadByte(env, b: u32) -> bool { false }
+    stdcall fn MultiByteToWideChar(env, cp: u32, flags: u32, src: u32, n: i32, dst: u32, cap: i32) -> i32 {
+        mb_to_wide(env, cp, src, n, dst, cap)
+    }
+    stdcall fn WideCharToMultiByte(env, cp: u32, flags: u32, src: u32, n: i32, dst: u32, cap: i32, def: u32, used: u32) -> i32 {
+        wide_to_mb(env, cp, src, n, dst, cap)
+    }
+    // Only the main image is a module today: NULL gives its base.
+    stdcall fn GetModuleHandleA(env, name: u32) -> u32 {
+        if name == 0 { env.image_base } else { env.last_error = 126; 0 } // ERROR_MOD_NOT_FOUND
+    }
+    stdcall fn GetModuleHandleW(env, name: u32) -> u32 {
+        if name == 0 { env.image_base } else { env.last_error = 126; 0 }
+    }
+    stdcall fn GetStartupInfoA(env, out: u32) {
+        let mut b = [0u8; 68];
+        b[0] = 68; // cb
+        env.mem.poke(out, &b);
+    }
+    stdcall fn HeapCreate(env, options: u32, initial: u32, maximum: u32) -> u32 { env.new_heap() }
+    stdcall fn HeapDestroy(env, h: u32) -> bool {
+        match env.heaps.remove(&h) { Some(heap) => { heap.destroy(&mut env.mem); true } None => { env.last_error = 6; false } }
+    }
+    stdcall fn HeapAlloc(env, h: u32, flags: u32, n: u32) -> u32 {
+        env.with_heap(h, |heap, m| heap.alloc(m, n, flags & HEAP_ZERO_MEMORY != 0)).flatten().unwrap_or(0)
+    }
+    stdcall fn HeapFree(env, h: u32, flags: u32, p: u32) -> bool {
+        if p == 0 { return true; }
+        env.with_heap(h, |heap, _| heap.free(p)).unwrap_or(false)
+    }
+    stdcall fn HeapReAlloc(env, h: u32, flags: u32, p: u32, n: u32) -> u32 {
+        env.with_heap(h, |heap, m| heap.realloc(m, p, n, flags & HEAP_ZERO_MEMORY != 0)).flatten().unwrap_or(0)
+    }
+    stdcall fn HeapSize(env, h: u32, flags: u32, p: u32) -> u32 {
+        env.with_heap(h, |heap, _| heap.size(p)).flatten().unwrap_or(u32::MAX)
+    }
+    // One guest thread runs at a time (deterministic scheduling), so a
+    // critical section never blocks: these only have to exist.
+    stdcall fn InitializeCriticalSection(env, cs: u32) {}
+    stdcall fn InitializeCriticalSectionAndSpinCount(env, cs: u32, spin: u32) -> bool { true }
+    stdcall fn EnterCriticalSection(env, cs: u32) {}
+    stdcall fn LeaveCriticalSection(env, cs: u32) {}
+    stdcall fn DeleteCriticalSection(env, cs: u32) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::{mem, prot, Memory};
+
+    fn call(env: &mut Env, name: &str, args: &[u32]) -> Ret {
+        let e = DLL.exports.iter().find(|e| e.name == name).unwrap();
+        (e.imp)(env, args)
+    }
+
+    #[test]
+    fn declarations_make_the_table() {
+        let e = DLL.exports.iter().find(|e| e.name == "WriteFile").unwrap();
+        assert_eq!((e.args.len(), e.pop_bytes()), (5, 20));
+        assert_eq!(e.args, &["h", "buf", "n", "written", "overlapped"]);
+        let mut names: Vec<_> = DLL.exports.iter().map(|e| e.name).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n, "each export declared once");
+    }
+
+    #[test]
+    fn memory_and_console_calls() {
+        let mut env = Env::new(Memory::new());
+        let a = call(
+            &mut env,
+            "VirtualAlloc",
+            &[0, 0x2000, mem::RESERVE | mem::COMMIT, prot::READWRITE],
+        );
+        assert_eq!(a, Ret::Value(0x1_0000));
+        env.mem.poke(0x1_0000, b"hi\n").unwrap();
+        assert_eq!(
+            call(&mut env, "WriteFile", &[STDOUT, 0x1_0000, 3, 0x1_0100, 0]),
+            Ret::Value(1)
+        );
+        assert_eq!(env.mem.peek_u32(0x1_0100), Some(3));
+        assert_eq!(env.stdout(), b"hi\n");
+        assert_eq!(
+            call(&mut env, "VirtualQuery", &[0x1_1000, 0x1_0200, 28]),
+            Ret::Value(28)
+        );
+        let mut q = [0u8; 28];
+        env.mem.peek(0x1_0200, &mut q).unwrap();
+        let w: Vec<u32> = q
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(
+            w,
+            vec![
+                0x1_1000,
+                0x1_0000,
+                prot::READWRITE,
+                0x1000,
+                mem::COMMIT,
+                prot::READWRITE,
+                mem::PRIVATE
+            ]
+        );
+        assert_eq!(
+            call(&mut env, "VirtualFree", &[0x1_0000, 5, mem::RELEASE]),
+            Ret::Value(0)
+        );
+        assert_eq!(call(&mut env, "GetLastError", &[]), Ret::Value(87));
+        env.clock = 250_000_000;
+        assert_eq!(call(&mut env, "GetTickCount", &[]), Ret::Value(2500));
+        assert_eq!(call(&mut env, "TlsAlloc", &[]), Ret::Value(0));
+        assert_eq!(call(&mut env, "TlsSetValue", &[0, 77]), Ret::Value(1));
+        assert_eq!(call(&mut env, "TlsGetValue", &[0]), Ret::Value(77));
+        assert_eq!(call(&mut env, "ExitProcess", &[5]), Ret::Exit(5));
+    }
+}
