@@ -14,6 +14,7 @@ pub mod compare;
 pub mod cputime;
 pub mod diff;
 pub mod disasm;
+pub mod fuzz;
 pub mod report;
 pub mod repro;
 pub mod spec;
