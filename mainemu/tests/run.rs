@@ -47,17 +47,26 @@ fn heap_program_runs() {
 }
 
 #[test]
-fn cmdline_stops_at_the_first_unimplemented_call() {
+fn cmdline_program_runs() {
     let Some((s, out)) = go("cmdline.exe", &["x", "y z"]) else {
         return;
     };
     assert_eq!(
         String::from_utf8(out).unwrap(),
-        "argc=3\nargv[0]=[cmdline.exe]\nargv[1]=[x]\nargv[2]=[y z]\ncmdline=[cmdline.exe x \"y z\"]\n"
+        "argc=3\nargv[0]=[cmdline.exe]\nargv[1]=[x]\nargv[2]=[y z]\ncmdline=[cmdline.exe x \"y z\"]\nPATH=(none)\n"
     );
+    assert_eq!(s.ending, Ending::Exit { code: 3 });
+}
+
+#[test]
+fn fileio_stops_at_the_first_unimplemented_call() {
+    let Some((s, out)) = go("fileio.exe", &[]) else {
+        return;
+    };
+    assert!(out.is_empty());
     match s.ending {
         Ending::Unimplemented { report } => assert!(
-            report.starts_with("unimplemented MSVCRT!getenv called from 0x"),
+            report.starts_with("unimplemented MSVCRT!fopen called from 0x"),
             "{report}"
         ),
         e => panic!("{e:?}"),

@@ -127,6 +127,8 @@ crate::dll! { "msvcrt.dll";
     cdecl fn wcslen(env, s: u32) -> u32 { crt::wcslen(env, s) }
     cdecl fn atoi(env, s: u32) -> i32 { crt::atoi(env, s) }
     cdecl fn _errno(env) -> u32 { data(env, "_errno_value") }
+    // The guest environment is empty (deterministic; nothing of the host leaks in).
+    cdecl fn getenv(env, name: u32) -> u32 { 0 }
     // One guest thread at a time: the CRT's locks never contend.
     cdecl fn _lock(env, n: u32) {}
     cdecl fn _unlock(env, n: u32) {}
