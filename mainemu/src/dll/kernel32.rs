@@ -201,6 +201,9 @@ crate::dll! { "kernel32.dll";
         match env.tls.get_mut(i as usize) { Some(Some(s)) => { *s = v; true } _ => { env.last_error = 87; false } }
     }
     stdcall fn GetProcessHeap(env) -> u32 { env.process_heap }
+    // The guest environment is empty: every lookup is ERROR_ENVVAR_NOT_FOUND.
+    stdcall fn GetEnvironmentVariableA(env, name: u32, buf: u32, n: u32) -> u32 { env.last_error = 203; 0 }
+    stdcall fn GetEnvironmentVariableW(env, name: u32, buf: u32, n: u32) -> u32 { env.last_error = 203; 0 }
     // The filter is kept for SEH delivery (not yet modelled); the previous one was none.
     stdcall fn SetUnhandledExceptionFilter(env, filter: u32) -> u32 { 0 }
     // Code pages are single-byte here (1252/ANSI): no lead bytes.

@@ -69,7 +69,7 @@ pub enum Conv {
 }
 
 /// What an API body hands back to the engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ret {
     /// EAX.
     Value(u32),
@@ -77,6 +77,10 @@ pub enum Ret {
     Value64(u64),
     /// The process ends with this exit code (ExitProcess, exit).
     Exit(u32),
+    /// Call these guest functions (no arguments, cdecl) in order, then
+    /// return to the caller (`_initterm`): the process chains them on the
+    /// guest stack so each one's `ret` enters the next.
+    Chain(Vec<u32>),
 }
 
 /// A dword stack argument as a Rust value.
@@ -255,6 +259,8 @@ pub struct Env {
     pub arg_base: u32,
     /// The main image's base (GetModuleHandle(NULL)).
     pub image_base: u32,
+    /// Functions registered with _onexit/atexit (not run yet at exit: see docs).
+    pub atexit: Vec<u32>,
     /// Addresses of data exports the process allocated, by `dll!name`.
     pub data: std::collections::BTreeMap<String, u32>,
 }
@@ -273,6 +279,7 @@ impl Env {
             heaps: Default::default(),
             argv: Vec::new(),
             arg_base: 0,
+            atexit: Vec::new(),
             image_base: 0,
             data: Default::default(),
         }

@@ -127,6 +127,8 @@ crate::dll! { "msvcrt.dll";
     cdecl fn wcslen(env, s: u32) -> u32 { crt::wcslen(env, s) }
     cdecl fn atoi(env, s: u32) -> i32 { crt::atoi(env, s) }
     cdecl fn _errno(env) -> u32 { data(env, "_errno_value") }
+    // The guest environment is empty (deterministic; nothing of the host leaks in).
+    cdecl fn getenv(env, name: u32) -> u32 { 0 }
     // One guest thread at a time: the CRT's locks never contend.
     cdecl fn _lock(env, n: u32) {}
     cdecl fn _unlock(env, n: u32) {}
@@ -146,6 +148,17 @@ crate::dll! { "msvcrt.dll";
         env.data.insert("msvcrt.dll!_lconv".into(), l);
         l
     }
+    cdecl fn _initterm(env, start: u32, end: u32) -> super::Ret {
+        let mut fns = Vec::new();
+        let mut a = start;
+        while a < end && fns.len() < 65536 {
+            match env.mem.peek_u32(a) { Some(0) => {} Some(f) => fns.push(f), None => break }
+            a += 4;
+        }
+        super::Ret::Chain(fns)
+    }
+    cdecl fn _onexit(env, f: u32) -> u32 { env.atexit.push(f); f }
+    cdecl fn atexit(env, f: u32) -> i32 { env.atexit.push(f); 0 }
     cdecl fn __set_app_type(env, kind: u32) {}
     cdecl fn __setusermatherr(env, handler: u32) {}
     cdecl fn _cexit(env) {}
