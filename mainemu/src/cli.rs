@@ -28,6 +28,24 @@ enum Cmd {
         #[arg(long)]
         summary: bool,
     },
+    /// Run PROGRAM with ARGS under the x86-cpu interpreter; console output to
+    /// stdout/stderr, the summary to stderr (and --json); exit status = the program's.
+    Run {
+        program: PathBuf,
+        args: Vec<String>,
+        /// Execution arm (only `l0`, the plain interpreter, today).
+        #[arg(long, default_value = "l0")]
+        arm: String,
+        /// Guest drive mapping LETTER=DIR (repeatable; file calls are not implemented yet).
+        #[arg(long)]
+        drive: Vec<String>,
+        /// Dispatch budget.
+        #[arg(long, default_value_t = 1_000_000_000)]
+        dispatches: u64,
+        /// Write the summary as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
 }
 
 /// One import and how it resolves.
@@ -146,6 +164,80 @@ pub fn totals(lines: &[ImportLine]) -> (usize, usize, usize) {
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
+        Cmd::Run {
+            program,
+            args,
+            arm,
+            drive,
+            dispatches,
+            json,
+        } => {
+            if arm != "l0" {
+                eprintln!("mainemu: arm {arm:?} is not available (only l0)");
+                return std::process::ExitCode::from(2);
+            }
+            let mut drives = crate::vfs::Drives::new();
+            for d in &drive {
+                let Some((l, dir)) = d.split_once('=') else {
+                    eprintln!("mainemu: --drive wants LETTER=DIR, got {d:?}");
+                    return std::process::ExitCode::from(2);
+                };
+                if let Err(e) = drives.map(l.chars().next().unwrap_or('C'), Path::new(dir)) {
+                    eprintln!("mainemu: --drive {d}: {e}");
+                    return std::process::ExitCode::from(2);
+                }
+            }
+            let bytes = match std::fs::read(&program) {
+                Ok(b) => b,
+                Err(e) => {
+                    eprintln!("mainemu: {}: {e}", program.display());
+                    return std::process::ExitCode::from(2);
+                }
+            };
+            let name = program
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let mut argv = vec![name];
+            argv.extend(args);
+            let mut p = match crate::process::Process::new(&bytes, &argv) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("mainemu: {}: {e}", program.display());
+                    return std::process::ExitCode::from(2);
+                }
+            };
+            use std::io::Write;
+            let s = crate::run::run(&mut p, dispatches, &mut |stream, b| {
+                if stream == 2 {
+                    std::io::stderr().write_all(b).ok();
+                } else {
+                    std::io::stdout().write_all(b).ok();
+                }
+            });
+            std::io::stdout().flush().ok();
+            let calls: u64 = s.api_calls.values().sum();
+            eprintln!(
+                "mainemu: {:?} after {} dispatches, {} API calls",
+                s.ending, s.dispatches, calls
+            );
+            for (k, v) in &s.api_calls {
+                eprintln!("  {v:>8} {k}");
+            }
+            if let Some(j) = json {
+                if let Err(e) = std::fs::write(
+                    &j,
+                    serde_json::to_string_pretty(&s).unwrap_or_default() + "\n",
+                ) {
+                    eprintln!("mainemu: {}: {e}", j.display());
+                }
+            }
+            match s.ending {
+                crate::run::Ending::Exit { code } => std::process::ExitCode::from(code as u8),
+                _ => std::process::ExitCode::from(125),
+            }
+        }
         Cmd::Imports { programs, summary } => {
             let mut failed = false;
             if summary {

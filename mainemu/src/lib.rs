@@ -12,4 +12,5 @@ pub mod heap;
 pub mod memory;
 pub mod pe;
 pub mod process;
+pub mod run;
 pub mod vfs;

@@ -16,7 +16,7 @@
 //! the guest (SEH delivery is the engine's); own the code cache itself (it only
 //! records stores to marked pages).
 
-use x86_cpu::bus::{Bus, Width};
+use x86_cpu::bus::{Access, Bus, MemFault, Width};
 
 /// Page size (x86 small pages).
 pub const PAGE_SIZE: u32 = 0x1000;
@@ -109,14 +109,8 @@ impl std::fmt::Display for MemError {
     }
 }
 
-/// An access the protections refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fault {
-    /// The first refused byte address.
-    pub addr: u32,
-    /// A store (true) or a load (false).
-    pub write: bool,
-}
+/// An access the protections refused (the CPU crate's record).
+pub type Fault = MemFault;
 
 /// What VirtualQuery reports (`MEMORY_BASIC_INFORMATION`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -490,20 +484,40 @@ impl Memory {
         self.committed_pages
     }
 
-    /// Takes the first refused access since the last call.
-    pub fn take_fault(&mut self) -> Option<Fault> {
-        self.fault.take()
-    }
-
-    /// Whether a fault is pending (the engine checks after each instruction).
-    #[inline]
-    pub fn has_fault(&self) -> bool {
-        self.fault.is_some()
-    }
-
     fn note_fault(&mut self, addr: u32, write: bool) {
         if self.fault.is_none() {
-            self.fault = Some(Fault { addr, write });
+            self.fault = Some(MemFault {
+                addr,
+                access: if write { Access::Write } else { Access::Read },
+            });
+        }
+    }
+
+    /// The first byte of `[addr, addr + len)` a store may not write.
+    fn first_unwritable(&self, addr: u32, len: u32) -> Option<u32> {
+        let mut a = addr as u64;
+        let end = addr as u64 + len as u64;
+        while a < end {
+            let p = ((a >> 12) & 0xF_FFFF) as usize;
+            if self.pages[p].access & W == 0 || self.data[p].is_none() {
+                return Some(a as u32);
+            }
+            a = (a & !0xFFF) + PAGE_SIZE as u64;
+        }
+        None
+    }
+
+    /// A multi-byte store, all or nothing (the Bus contract).
+    fn write_wide(&mut self, addr: u32, bytes: &[u8]) {
+        if self.fault.is_some() {
+            return;
+        }
+        if let Some(bad) = self.first_unwritable(addr, bytes.len() as u32) {
+            self.note_fault(bad, true);
+            return;
+        }
+        for (k, &b) in bytes.iter().enumerate() {
+            self.write8(addr.wrapping_add(k as u32), b);
         }
     }
 
@@ -640,6 +654,9 @@ impl Bus for Memory {
 
     #[inline]
     fn write8(&mut self, addr: u32, v: u8) {
+        if self.fault.is_some() {
+            return; // a faulting instruction's later stores are dropped
+        }
         let p = page_of(addr);
         if self.pages[p].access & W != 0 {
             if self.code[p / 64] & (1 << (p % 64)) != 0 {
@@ -677,8 +694,21 @@ impl Bus for Memory {
                 return;
             }
         }
-        self.write16(addr, v as u16);
-        self.write16(addr.wrapping_add(2), (v >> 16) as u16);
+        self.write_wide(addr, &v.to_le_bytes());
+    }
+
+    fn take_fault(&mut self) -> Option<MemFault> {
+        self.fault.take()
+    }
+
+    fn fault_pending(&self) -> bool {
+        self.fault.is_some()
+    }
+
+    fn probe_write(&mut self, addr: u32, len: u32) {
+        if let Some(bad) = self.first_unwritable(addr, len) {
+            self.note_fault(bad, true);
+        }
     }
 
     /// User mode has no port access: IN/OUT fault in the engine before they
@@ -807,7 +837,7 @@ mod tests {
             m.take_fault(),
             Some(Fault {
                 addr: base + 0x1001,
-                write: true
+                access: Access::Write
             })
         );
         assert_eq!(m.read8(base + 0x1001), 0xDE, "refused store did not happen");
@@ -821,7 +851,7 @@ mod tests {
             m.take_fault(),
             Some(Fault {
                 addr: base + 0x1000,
-                write: false
+                access: Access::Read
             })
         );
         // Null page: never reserved.
@@ -830,7 +860,7 @@ mod tests {
             m.take_fault(),
             Some(Fault {
                 addr: 0,
-                write: false
+                access: Access::Read
             })
         );
         // Only the first fault is kept until taken.
@@ -840,7 +870,7 @@ mod tests {
             m.take_fault(),
             Some(Fault {
                 addr: 8,
-                write: false
+                access: Access::Read
             })
         );
     }

@@ -315,8 +315,25 @@ impl Process {
                     .entry(format!("{dll_name}!{}", e.name))
                     .or_default() += 1;
                 self.env.clock = cpu.clock;
+                self.env.arg_base = esp.wrapping_add(4);
                 match (e.imp)(&mut self.env, &args) {
                     Ret::Exit(code) => return Service::Exit(code),
+                    Ret::Chain(fns) if !fns.is_empty() => {
+                        // [esp] stays the caller's return address; below it the
+                        // entry addresses of fns[1..], so each `ret` enters the next
+                        // and the last returns to the caller with ESP = esp + 4.
+                        let n = fns.len() as u32;
+                        let new_esp = esp.wrapping_sub(4 * (n - 1));
+                        for (k, &f) in fns[1..].iter().enumerate() {
+                            if self.env.mem.poke_u32(new_esp + 4 * k as u32, f).is_none() {
+                                return Service::Stop("stack overflow chaining _initterm".into());
+                            }
+                        }
+                        cpu.regs[reg::ESP] = new_esp;
+                        cpu.eip = fns[0];
+                        return Service::Continue;
+                    }
+                    Ret::Chain(_) => {}
                     Ret::Value(v) => cpu.regs[reg::EAX] = v,
                     Ret::Value64(v) => {
                         cpu.regs[reg::EAX] = v as u32;

@@ -104,10 +104,10 @@ fn api_calls_at_thunks() {
     call(&mut p, &mut cpu, t, &[]);
     assert_eq!(cpu.regs[reg::EAX], 3000);
     // An unimplemented import stops with its name and the return address.
-    let t = thunk_of(&mut p, "msvcrt.dll", "vfprintf");
+    let t = thunk_of(&mut p, "msvcrt.dll", "signal");
     assert_eq!(
         call(&mut p, &mut cpu, t, &[0, 0, 0]),
-        Service::Stop("unimplemented MSVCRT!vfprintf called from 0x00401006".into())
+        Service::Stop("unimplemented MSVCRT!signal called from 0x00401006".into())
     );
     // Returning from the entry point exits with EAX.
     cpu.regs[reg::ESP] = esp0;
@@ -194,4 +194,96 @@ fn crt_startup_data_and_mainargs() {
     let t = thunk_of(&mut p, "kernel32.dll", "GetModuleHandleA");
     call(&mut p, &mut cpu, t, &[0]);
     assert_eq!(cpu.regs[reg::EAX], 0x40_0000);
+}
+
+#[test]
+fn printf_family_through_thunks() {
+    let Some((_, mut p)) = hello() else { return };
+    let mut cpu = Cpu::new();
+    cpu.regs[reg::ESP] = p.initial_esp();
+    let esp0 = cpu.regs[reg::ESP];
+    let t = thunk_of(&mut p, "msvcrt.dll", "malloc");
+    call(&mut p, &mut cpu, t, &[64]);
+    let buf = cpu.regs[reg::EAX];
+    p.env.mem.poke(buf, b"n=%d s=%s\n\0").unwrap();
+    let cmd = p.env.cmdline_a;
+    cpu.regs[reg::ESP] = esp0;
+    let t = thunk_of(&mut p, "msvcrt.dll", "printf");
+    assert_eq!(
+        call(&mut p, &mut cpu, t, &[buf, 42, cmd]),
+        Service::Continue
+    );
+    assert_eq!(cpu.regs[reg::EAX], 23);
+    cpu.regs[reg::ESP] = esp0;
+    // fprintf(stderr) goes to stream 2; the stdout bytes stay separate.
+    let iob = p.env.data["msvcrt.dll!_iob"];
+    let t = thunk_of(&mut p, "msvcrt.dll", "fprintf");
+    call(&mut p, &mut cpu, t, &[iob + 64, buf, -1i32 as u32, cmd]);
+    cpu.regs[reg::ESP] = esp0;
+    assert_eq!(
+        String::from_utf8(p.env.stdout()).unwrap(),
+        "n=42 s=hello.exe \"a b\"\n"
+    );
+    assert_eq!(p.env.console.len(), 2);
+    assert_eq!(
+        p.env.console[1],
+        (2, b"n=-1 s=hello.exe \"a b\"\n".to_vec())
+    );
+    // _snprintf truncates and reports -1.
+    let t = thunk_of(&mut p, "msvcrt.dll", "_snprintf");
+    call(&mut p, &mut cpu, t, &[buf + 32, 5, buf, 7, cmd]);
+    assert_eq!(cpu.regs[reg::EAX] as i32, -1);
+    assert_eq!(p.env.mem.peek_cstr(buf + 32, 16).unwrap(), b"n=7 ");
+}
+
+#[test]
+fn crt_helpers_through_thunks() {
+    let Some((_, mut p)) = hello() else { return };
+    let mut cpu = Cpu::new();
+    cpu.regs[reg::ESP] = p.initial_esp();
+    let esp0 = cpu.regs[reg::ESP];
+    let mut c = |p: &mut Process, dll: &str, f: &str, args: &[u32]| {
+        let t = thunk_of(p, dll, f);
+        cpu.regs[reg::ESP] = esp0;
+        assert_eq!(call(p, &mut cpu, t, args), Service::Continue, "{f}");
+        cpu.regs[reg::EAX]
+    };
+    let buf = c(&mut p, "msvcrt.dll", "malloc", &[64]);
+    p.env.mem.poke(buf, b"  -123x\0abc\0").unwrap();
+    assert_eq!(c(&mut p, "msvcrt.dll", "atoi", &[buf]) as i32, -123);
+    assert_eq!(
+        c(&mut p, "msvcrt.dll", "strchr", &[buf, b'x' as u32]),
+        buf + 6
+    );
+    assert_eq!(c(&mut p, "msvcrt.dll", "strchr", &[buf, b'q' as u32]), 0);
+    assert_eq!(c(&mut p, "msvcrt.dll", "strncmp", &[buf + 8, buf, 0]), 0);
+    // "abc" -> UTF-16 and back; -1 includes the NUL.
+    let w = buf + 32;
+    assert_eq!(
+        c(
+            &mut p,
+            "kernel32.dll",
+            "MultiByteToWideChar",
+            &[0, 0, buf + 8, -1i32 as u32, w, 8]
+        ),
+        4
+    );
+    assert_eq!(c(&mut p, "msvcrt.dll", "wcslen", &[w]), 3);
+    assert_eq!(
+        c(
+            &mut p,
+            "kernel32.dll",
+            "WideCharToMultiByte",
+            &[0, 0, w, 3, buf + 48, 8, 0, 0]
+        ),
+        3
+    );
+    assert_eq!(p.env.mem.peek_cstr(buf + 48, 3).unwrap(), b"abc");
+    let l = c(&mut p, "msvcrt.dll", "localeconv", &[]);
+    let dp = p.env.mem.peek_u32(l).unwrap();
+    assert_eq!(p.env.mem.peek_cstr(dp, 4).unwrap(), b".");
+    let loc = c(&mut p, "msvcrt.dll", "setlocale", &[0, 0]);
+    assert_eq!(p.env.mem.peek_cstr(loc, 4).unwrap(), b"C");
+    let e = c(&mut p, "msvcrt.dll", "_errno", &[]);
+    assert_eq!(p.env.mem.peek_u32(e), Some(0));
 }

@@ -118,12 +118,18 @@ fn step(s: &mut Pair, arms: &[String; 2], to: u64) -> Result<(State, State, bool
     Ok(compare_now(s))
 }
 
-fn unstable(arms: &[String; 2], lo: u64, hi: u64) -> String {
+fn unstable(spec: &RunSpec, arms: &[String; 2], lo: u64, hi: u64) -> String {
+    let found = crate::slicing::find(spec, arms, lo, hi);
+    let what = if found.is_empty() {
+        "no slice plan tried (crate::slicing::plans) tells which arm".to_string()
+    } else {
+        found.join("\n")
+    };
     format!(
         "the divergence of {} from {} did not reproduce between dispatches {lo} and {hi} when \
          re-run with finer slices: one of the arms changes behaviour with where the run is \
          sliced (itself a bug: invariant 2 wants every engine to stop at an exact dispatch \
-         without effect)",
+         without effect)\n{what}",
         arms[1], arms[0]
     )
 }
@@ -146,16 +152,16 @@ pub fn bisect(
         let (_, _, same) = compare_now(&mut s);
         if !same {
             if lo == 0 {
-                return finish(s, arms, 0, window, reruns, None);
+                return finish(spec, s, arms, 0, window, reruns, None);
             }
             // They agreed at `lo` when sampled, not when run straight there.
-            return Err(unstable(arms, 0, lo));
+            return Err(unstable(spec, arms, 0, lo));
         }
     }
     loop {
         let width = hi - lo;
         if width == 1 {
-            return finish(s, arms, hi, window, reruns, Some(lo));
+            return finish(spec, s, arms, hi, window, reruns, Some(lo));
         }
         let sub = width.div_ceil(k);
         if sub == 1 {
@@ -168,7 +174,7 @@ pub fn bisect(
                 }
                 lo += 1;
             }
-            return finish(s, arms, hi, window, reruns, Some(lo));
+            return finish(spec, s, arms, hi, window, reruns, Some(lo));
         }
         // Step sub-slices up to (not including) `hi`, known to differ.
         let mut cur = lo;
@@ -195,6 +201,7 @@ pub fn bisect(
 
 /// The last step, from `D-1` (sessions there) to `D`.
 fn finish(
+    spec: &RunSpec,
     mut s: Pair,
     arms: &[String; 2],
     d: u64,
@@ -220,7 +227,7 @@ fn finish(
     let pre = Pre::take(&mut s);
     let (a, b, same) = step(&mut s, arms, d)?;
     if same {
-        return Err(unstable(arms, lo, d));
+        return Err(unstable(spec, arms, lo, d));
     }
     Ok(pre.divergence(&mut s, arms, d, window, reruns, a, b))
 }

@@ -38,6 +38,46 @@ pub enum Cmd {
     Merge(MergeArgs),
     /// Re-run a repro file and say whether the arms still differ.
     Repro(ReproArgs),
+    /// Generate random programs from a seed, run every arm on each, shrink
+    /// and bisect each divergence; ends with `fuzz: N programs, E exact, D
+    /// diverged, F failed`.
+    Fuzz(FuzzArgs),
+}
+
+#[derive(clap::Args)]
+pub struct FuzzArgs {
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 100)]
+    pub count: u64,
+    /// Arms, reference first (default: l1,only-naive,l0).
+    #[arg(long)]
+    pub arms: Option<String>,
+    /// Dispatch budget per program.
+    #[arg(long, default_value_t = 200_000)]
+    pub dispatches: u64,
+    /// Programs run in parallel.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// bytes, insns or mixed.
+    #[arg(long, default_value = "bytes")]
+    pub shape: String,
+    /// Run only program INDEX of the seed (re-creates one program of a run).
+    #[arg(long)]
+    pub index: Option<u64>,
+    /// Run programs i with i % N == K only (`K/N`).
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Programs, minimized programs and repro files go here.
+    #[arg(long, default_value = "out/fuzz")]
+    pub out: PathBuf,
+    #[arg(long, default_value = "out/fuzz.json")]
+    pub json: PathBuf,
+    #[arg(long, default_value = "out/fuzz.html")]
+    pub html: PathBuf,
+    /// Do not shrink diverging programs.
+    #[arg(long)]
+    pub no_shrink: bool,
 }
 
 #[derive(clap::Args)]
@@ -148,6 +188,7 @@ pub fn main() -> ExitCode {
         Cmd::Sweep(a) => run_sweep(a),
         Cmd::Merge(a) => run_merge(a),
         Cmd::Repro(a) => run_repro(a),
+        Cmd::Fuzz(a) => run_fuzz(a),
     };
     match r {
         Ok(c) => c,
@@ -392,4 +433,75 @@ fn run_repro(a: ReproArgs) -> Result<ExitCode, String> {
             Ok(ExitCode::from(EXIT_DIVERGED))
         }
     }
+}
+
+fn run_fuzz(a: FuzzArgs) -> Result<ExitCode, String> {
+    let arms = match &a.arms {
+        Some(s) => arms::parse_list(s)?,
+        None => arms::parse_list("l1,only-naive,l0")?,
+    };
+    let shape: crate::fuzz::Shape = a.shape.parse()?;
+    let shard = match &a.shard {
+        None => None,
+        Some(s) => {
+            let bad = || format!("bad --shard `{s}` (expected K/N with K < N)");
+            let (k, n) = s.split_once('/').ok_or_else(bad)?;
+            let (k, n) = (
+                k.parse::<u64>().map_err(|_| bad())?,
+                n.parse::<u64>().map_err(|_| bad())?,
+            );
+            if n == 0 || k >= n {
+                return Err(bad());
+            }
+            Some((k, n))
+        }
+    };
+    let o = crate::fuzz::FuzzOpts {
+        seed: a.seed,
+        count: a.count,
+        shape,
+        arms: arms.clone(),
+        dispatches: a.dispatches.max(1),
+        jobs: a.jobs,
+        index: a.index,
+        shard,
+        out: a.out.clone(),
+        shrink: !a.no_shrink,
+    };
+    println!(
+        "oracle fuzz: seed {}, {} {:?} programs, arms {}, {} dispatches each",
+        a.seed,
+        a.index.map_or(a.count, |_| 1),
+        shape,
+        arms.join(","),
+        o.dispatches
+    );
+    let pb = bar(
+        a.index.map_or(a.count, |_| 1),
+        "{bar:40} {pos}/{len} programs {elapsed} {msg}",
+    );
+    let r = crate::fuzz::run(&o, &|c| {
+        if c.verdict != crate::fuzz::Verdict::Exact {
+            pb.println(format!(
+                "#{} ({:?}, {} bytes): {:?} {}",
+                c.index, c.shape, c.len, c.verdict, c.detail
+            ));
+            if let Some(p) = &c.repro {
+                pb.println(format!("repro: {p}"));
+            }
+        }
+        pb.inc(1);
+    });
+    pb.finish_and_clear();
+    let r = r?;
+    let json = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
+    report::write_file(&a.json, &json)?;
+    report::write_file(&a.html, &crate::fuzz::html(&r))?;
+    println!("wrote {} and {}", a.json.display(), a.html.display());
+    println!("{}", r.line());
+    Ok(if r.diverged + r.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_DIVERGED)
+    })
 }

@@ -167,6 +167,24 @@ fn slicing_dependent_arm_is_reported_not_guessed() {
     let e = r.divergences[0].1.as_ref().unwrap_err();
     assert!(e.contains("did not reproduce"), "{e}");
     assert!(e.contains("where the run is sliced"), "{e}");
+    // The slice-plan check names the arm and shows both plans.
+    assert!(e.contains("l0+slicedep@300000 is slice-dependent"), "{e}");
+    assert!(!e.contains("l0 is slice-dependent"), "{e}");
+    assert!(
+        e.contains("plan A: to 299999, then to 300000 in one slice"),
+        "{e}"
+    );
+    assert!(e.contains("plan B: straight to 300000"), "{e}");
+}
+
+#[test]
+fn slice_plans_all_end_at_the_target() {
+    for (lo, hi) in [(0, 1), (200_000, 300_000), (5, 6), (10, 70)] {
+        for (_, p) in oracle::slicing::plans(lo, hi) {
+            assert_eq!(p.last(), Some(&hi));
+            assert!(p.windows(2).all(|w| w[0] <= w[1]), "{p:?}");
+        }
+    }
 }
 
 #[test]

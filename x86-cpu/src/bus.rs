@@ -5,7 +5,34 @@
 //! engine's paged address space plug in without a virtual call on the hot
 //! path. Addresses are physical (after segmentation); the A20 gate, device
 //! memory and code-write detection are the bus's business, not this crate's.
+//!
+//! Memory faults (an access violation in a user-mode engine, a page fault
+//! under paging) are the bus's to detect and the CPU's to report: a bus that
+//! refuses an access records a [`MemFault`] (the first one wins), returns 0
+//! for reads and drops every write from then on, until the CPU takes the fault
+//! with [`Bus::take_fault`] after the handler ran. The CPU then undoes the
+//! instruction's register effects and reports the fault instead of retiring
+//! it, so a faulting instruction has no architectural effect. The defaults
+//! say "never faults" and compile away, so a bus that cannot fault (toyvm's
+//! real-mode machine) pays nothing.
 pub use shared_ir::flags::Width;
+
+/// What kind of access faulted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    Read,
+    Write,
+    /// An instruction fetch (the CPU turns a fetch's read fault into this).
+    Execute,
+}
+
+/// A memory access the bus refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemFault {
+    /// The first linear address of the access that could not be made.
+    pub addr: u32,
+    pub access: Access,
+}
 
 /// Physical memory and port space as the CPU sees it.
 pub trait Bus {
@@ -15,6 +42,8 @@ pub trait Bus {
     fn write8(&mut self, addr: u32, v: u8);
 
     /// Reads a little-endian word. The CPU has already checked segment limits.
+    /// A bus that can fault implements the wide accesses itself, all or
+    /// nothing: a write that straddles a refused page writes no byte.
     #[inline]
     fn read16(&mut self, addr: u32) -> u16 {
         self.read8(addr) as u16 | (self.read8(addr.wrapping_add(1)) as u16) << 8
@@ -35,6 +64,28 @@ pub trait Bus {
     fn write32(&mut self, addr: u32, v: u32) {
         self.write16(addr, v as u16);
         self.write16(addr.wrapping_add(2), (v >> 16) as u16);
+    }
+
+    /// Takes the pending memory fault, if an access since the last call was
+    /// refused (see the module header for the contract).
+    #[inline(always)]
+    fn take_fault(&mut self) -> Option<MemFault> {
+        None
+    }
+    /// Whether a fault is pending (without taking it): handlers whose effects
+    /// the register snapshot does not cover (x87 state, port writes, LGDT)
+    /// check it between their reads and their effects.
+    #[inline(always)]
+    fn fault_pending(&self) -> bool {
+        false
+    }
+    /// Records a write fault if any of the `len` bytes at `addr` could not be
+    /// written, writing nothing. Instructions that write more than one
+    /// location (PUSHA, ENTER, far CALL, CMPXCHG8B, FSAVE) probe the whole span
+    /// first, so a fault leaves memory as it was.
+    #[inline(always)]
+    fn probe_write(&mut self, addr: u32, len: u32) {
+        let _ = (addr, len);
     }
 
     /// Reads a port. `now` is the guest clock (dispatches) of the instruction

@@ -1,24 +1,68 @@
 //! Building [`Op`]s: iced-x86 decodes, this module turns the result into our
 //! pre-decoded form once, so executing never inspects iced again.
 //!
-//! Owns the 486 real-mode instruction whitelist (anything iced knows that a 486
-//! does not becomes #UD), operand and addressing descriptors, prefix facts
-//! (66h, 67h, LOCK validity, REP), and the choice of handler. It must not
-//! execute anything or touch CPU state: decoding is a pure function of the
-//! bytes and IP, which is what lets L1 cache its output per block.
+//! Owns the instruction whitelists (the 486's; the Pentium model's adds
+//! RDTSC, CMPXCHG8B, CMOVcc and the long NOP: anything iced knows beyond them
+//! becomes #UD), operand and addressing descriptors, prefix facts (66h and 67h
+//! against the code segment's default size, LOCK validity, REP), and the
+//! choice of handler. It must not execute anything or touch CPU state:
+//! decoding is a pure function of the bytes, IP and [`Mode`], which is what
+//! lets L1 cache its output per block.
 
 use super::ea::{Ea, NO_REG};
 use super::exec::{alu, control, data, system};
 use super::op::{Handler, Op, Opnd, Rep};
 use super::string;
 use crate::bus::{Bus, Width};
+use crate::{Cpu, Isa};
 use iced_x86::{Code, ConditionCode, Decoder, DecoderError, DecoderOptions, Instruction};
 use iced_x86::{Mnemonic as M, OpKind, Register};
 
 /// The longest instruction a 386/486 accepts; longer raises #GP.
 pub const MAX_LEN: usize = 15;
 
-/// Prefix facts read from the instruction's own bytes.
+/// What decoding depends on besides the bytes: the code segment's default
+/// size and the instruction set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Mode {
+    /// CS.D: 32-bit default operand and address size (66h/67h select 16).
+    pub code32: bool,
+    pub isa: Isa,
+}
+
+impl Mode {
+    /// Real mode on the 486: what toyvm runs.
+    pub const REAL: Mode = Mode {
+        code32: false,
+        isa: Isa::I486,
+    };
+    /// Flat 32-bit code on the Pentium model: what a Win32 user-mode engine runs.
+    pub const FLAT32: Mode = Mode {
+        code32: true,
+        isa: Isa::Pentium,
+    };
+
+    /// The mode the CPU is in now.
+    #[inline(always)]
+    pub fn of(cpu: &Cpu) -> Mode {
+        Mode {
+            code32: cpu.code32,
+            isa: cpu.isa,
+        }
+    }
+
+    fn bitness(self) -> u32 {
+        if self.code32 {
+            32
+        } else {
+            16
+        }
+    }
+}
+
+/// Prefix facts read from the instruction's own bytes. `o32`/`a32` say
+/// whether 66h/67h are present; [`Prefixes::effective`] applies them to the
+/// mode's default size.
 #[derive(Clone, Copy, Default)]
 struct Prefixes {
     o32: bool,
@@ -26,6 +70,15 @@ struct Prefixes {
     lock: bool,
     rep: u8,
     count: usize,
+}
+
+impl Prefixes {
+    /// The operand and address sizes in effect (true = 32 bits).
+    fn effective(mut self, mode: Mode) -> Prefixes {
+        self.o32 ^= mode.code32;
+        self.a32 ^= mode.code32;
+        self
+    }
 }
 
 fn scan_prefixes(bytes: &[u8]) -> Prefixes {
@@ -63,20 +116,27 @@ fn blank<B: Bus>(handler: Handler<B>, bytes: &[u8; MAX_LEN], len: usize) -> Op<B
     }
 }
 
-/// Decodes the instruction whose (up to) 15 bytes start at `ip`. Always
-/// returns an Op: undefined encodings become a #UD op, over-long ones a #GP op,
-/// and inexpressible ones a stop op, so a cached block can hold them too.
+/// Decodes the real-mode instruction whose (up to) 15 bytes start at `ip`
+/// ([`Mode::REAL`]; see [`decode_in`]).
 pub fn decode<B: Bus>(bytes: &[u8; MAX_LEN], ip: u32) -> Op<B> {
-    let mut dec = Decoder::with_ip(16, bytes, ip as u64, DecoderOptions::LOADALL386);
+    decode_in(bytes, ip, Mode::REAL)
+}
+
+/// Decodes the instruction whose (up to) 15 bytes start at `ip` in `mode`.
+/// Always returns an Op: undefined encodings become a #UD op, over-long ones
+/// a #GP op, and inexpressible ones a stop op, so a cached block can hold
+/// them too.
+pub fn decode_in<B: Bus>(bytes: &[u8; MAX_LEN], ip: u32, mode: Mode) -> Op<B> {
+    let mut dec = Decoder::with_ip(mode.bitness(), bytes, ip as u64, DecoderOptions::LOADALL386);
     let ins = dec.decode();
     if ins.is_invalid() {
-        return if dec.last_error() == DecoderError::NoMoreBytes || too_long(bytes) {
+        return if dec.last_error() == DecoderError::NoMoreBytes || too_long(bytes, mode) {
             blank(gp_handler::<B>, bytes, MAX_LEN)
         } else {
             blank(system::h_ud::<B>, bytes, ins.len().max(1))
         };
     }
-    let p = scan_prefixes(&bytes[..ins.len()]);
+    let p = scan_prefixes(&bytes[..ins.len()]).effective(mode);
     let mut op = blank(system::h_ud::<B>, bytes, ins.len());
     op.o32 = p.o32;
     op.ea = build_ea(&ins, p.a32);
@@ -87,7 +147,7 @@ pub fn decode<B: Bus>(bytes: &[u8; MAX_LEN], ip: u32) -> Op<B> {
         fpu_op(&ins, &mut op);
         return op;
     }
-    if !build(&ins, p, &mut op) {
+    if !build(&ins, p, mode, &mut op) {
         op.handler = system::h_ud::<B>;
     }
     op
@@ -96,7 +156,7 @@ pub fn decode<B: Bus>(bytes: &[u8; MAX_LEN], ip: u32) -> Op<B> {
 /// Whether an undecodable window is a valid instruction made longer than 15
 /// bytes by redundant prefixes (#GP) rather than an undefined opcode (#UD):
 /// decode it again with each kind of prefix kept once.
-fn too_long(bytes: &[u8; MAX_LEN]) -> bool {
+fn too_long(bytes: &[u8; MAX_LEN], mode: Mode) -> bool {
     let p = scan_prefixes(bytes);
     if p.count == MAX_LEN {
         return true;
@@ -123,7 +183,7 @@ fn too_long(bytes: &[u8; MAX_LEN]) -> bool {
     }
     let kept = buf.len();
     buf.extend_from_slice(&bytes[p.count..]);
-    let mut dec = Decoder::new(16, &buf, DecoderOptions::LOADALL386);
+    let mut dec = Decoder::new(mode.bitness(), &buf, DecoderOptions::LOADALL386);
     let ins = dec.decode();
     if ins.is_invalid() {
         return dec.last_error() == DecoderError::NoMoreBytes;
@@ -158,6 +218,7 @@ fn lockable(ins: &Instruction) -> bool {
             | M::Btr
             | M::Bts
             | M::Cmpxchg
+            | M::Cmpxchg8b
             | M::Dec
             | M::Inc
             | M::Neg
@@ -282,13 +343,52 @@ fn rel_disp(ins: &Instruction) -> u32 {
     (ins.near_branch_target() as u32).wrapping_sub(ins.next_ip() as u32)
 }
 
-/// Chooses the handler and fills the Op; false means "not a 486 instruction".
-fn build<B: Bus>(ins: &Instruction, p: Prefixes, op: &mut Op<B>) -> bool {
+/// Chooses the handler and fills the Op; false means "not an instruction of
+/// the mode's instruction set".
+fn build<B: Bus>(ins: &Instruction, p: Prefixes, mode: Mode, op: &mut Op<B>) -> bool {
     let m = ins.mnemonic();
     if build_alu(ins, m, op) || build_data(ins, m, op) || build_control(ins, p, m, op) {
         return true;
     }
-    build_system(ins, p, m, op)
+    if build_system(ins, p, m, op) {
+        return true;
+    }
+    mode.isa == Isa::Pentium && build_pentium(ins, m, op)
+}
+
+fn is_cmov(m: M) -> bool {
+    matches!(
+        m,
+        M::Cmovo
+            | M::Cmovno
+            | M::Cmovb
+            | M::Cmovae
+            | M::Cmove
+            | M::Cmovne
+            | M::Cmovbe
+            | M::Cmova
+            | M::Cmovs
+            | M::Cmovns
+            | M::Cmovp
+            | M::Cmovnp
+            | M::Cmovl
+            | M::Cmovge
+            | M::Cmovle
+            | M::Cmovg
+    )
+}
+
+/// The Pentium model's additions to the 486 set (operands already filled by
+/// `build_alu`).
+fn build_pentium<B: Bus>(ins: &Instruction, m: M, op: &mut Op<B>) -> bool {
+    match m {
+        M::Rdtsc => set(op, system::h_rdtsc::<B>, 0),
+        M::Cmpxchg8b => ins.op0_kind() == OpKind::Memory && set(op, alu::h_cmpxchg8b::<B>, 0),
+        // The long NOP (0F 1F /0) reads nothing and changes nothing.
+        M::Nop => set(op, data::h_nop::<B>, 0),
+        _ if is_cmov(m) => set(op, data::h_cmov::<B>, cc(ins)),
+        _ => false,
+    }
 }
 
 fn set<B>(op: &mut Op<B>, h: Handler<B>, sub: u8) -> bool {
@@ -583,7 +683,7 @@ fn build_system<B: Bus>(ins: &Instruction, p: Prefixes, m: M, op: &mut Op<B>) ->
         M::Lidt => set(op, system::h_dtr::<B>, 1),
         M::Sgdt => set(op, system::h_dtr::<B>, 2),
         M::Sidt => set(op, system::h_dtr::<B>, 3),
-        M::Invd | M::Wbinvd | M::Invlpg => set(op, data::h_nop::<B>, 0),
+        M::Invd | M::Wbinvd | M::Invlpg => set(op, system::h_priv_nop::<B>, 0),
         M::Wait => set(op, system::h_wait::<B>, 0),
         M::Loadall => set(op, system::h_stop::<B>, 0),
         _ => false,

@@ -1,9 +1,10 @@
-//! Real-mode addressing: effective offsets, segment limits, linear addresses.
+//! Addressing: effective offsets, segment limits, linear addresses.
 //!
 //! Owns the addressing recipe ([`Ea`]) and the one limit rule every access goes
-//! through: real-mode segments have limit 0xFFFF, and an access whose last byte
-//! lies past it faults (#GP, or the stack-fault vector for SS). It must not read
-//! or write memory itself.
+//! through: an access whose last byte lies past the segment's limit
+//! ([`Cpu::seg_end`]: 0xFFFF in real mode, 4 GiB - 1 for a flat segment)
+//! faults (#GP, or the stack-fault vector for SS). It must not read or write
+//! memory itself.
 
 use super::{seg, Cpu, Exception};
 
@@ -61,11 +62,11 @@ pub fn overrun(cpu: &Cpu, s: usize) -> Exception {
     }
 }
 
-/// Checks that `size` bytes at `s:off` lie inside the 64 KiB segment and
-/// returns the linear address of the first one.
+/// Checks that `size` bytes at `s:off` lie inside the segment and returns the
+/// linear address of the first one.
 #[inline(always)]
 pub fn check(cpu: &Cpu, s: usize, off: u32, size: u32) -> Result<u32, Exception> {
-    if off > 0x1_0000 - size {
+    if off as u64 + size as u64 > cpu.seg_end[s] {
         return Err(overrun(cpu, s));
     }
     Ok(cpu.sbase[s].wrapping_add(off))

@@ -49,13 +49,14 @@ pub enum StepOutcome {
     Stop(StopReason),
 }
 
-/// Reads the 15 bytes at CS:IP, wrapping at the end of the segment.
+/// Reads the 15 bytes at CS:IP, wrapping at the end of a 16-bit segment.
 #[inline]
 pub fn fetch<B: Bus>(cpu: &Cpu, bus: &mut B) -> [u8; MAX_LEN] {
     let mut bytes = [0u8; MAX_LEN];
     let base = cpu.sbase[seg::CS];
+    let mask = cpu.ip_mask();
     for (i, b) in bytes.iter_mut().enumerate() {
-        *b = bus.read8(base.wrapping_add((cpu.eip.wrapping_add(i as u32)) & 0xFFFF));
+        *b = bus.read8(base.wrapping_add((cpu.eip.wrapping_add(i as u32)) & mask));
     }
     bytes
 }
@@ -80,7 +81,7 @@ pub fn step<B: Bus>(cpu: &mut Cpu, bus: &mut B) -> StepOutcome {
     let op = if is_hostcall(cpu, &bytes) {
         decode::hostcall::<B>(&bytes)
     } else {
-        decode::decode::<B>(&bytes, cpu.eip)
+        decode::decode_in::<B>(&bytes, cpu.eip, decode::Mode::of(cpu))
     };
     exec::run_op(cpu, bus, &op)
 }

@@ -18,11 +18,14 @@ pub mod interrupt;
 pub mod l0;
 pub mod op;
 pub mod string;
+pub mod user;
 
 use crate::bus::Bus;
 use shared_ir::flags::LazyFlags;
 
+pub use bus::{Access, MemFault};
 pub use l0::{StepOutcome, StopReason};
+pub use user::{Event, EventKind, FlatSetup, UserOutcome};
 
 /// General register indices in x86 encoding order.
 pub mod reg {
@@ -61,6 +64,8 @@ impl Exception {
     pub const DF: Exception = Exception(8);
     pub const SS: Exception = Exception(12);
     pub const GP: Exception = Exception(13);
+    /// Page fault: raised for a memory access the bus refused ([`MemFault`]).
+    pub const PF: Exception = Exception(14);
     pub const MF: Exception = Exception(16);
 }
 
@@ -75,6 +80,17 @@ pub mod cr0 {
     pub const NE: u32 = 1 << 5;
 }
 
+/// Which instruction set the decoder accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Isa {
+    /// A 486DX: what toyvm's real mode runs (CMOVcc, RDTSC, CMPXCHG8B are #UD).
+    #[default]
+    I486,
+    /// A Pentium-class part as Win32 programs expect it: the 486 plus RDTSC,
+    /// CMPXCHG8B, CMOVcc and the long NOP (0F 1F). CPUID says family 5.
+    Pentium,
+}
+
 /// Architectural state of the CPU.
 #[derive(Clone, Debug)]
 pub struct Cpu {
@@ -84,6 +100,21 @@ pub struct Cpu {
     pub sregs: [u16; 6],
     /// Segment bases (real mode: selector << 4).
     pub sbase: [u32; 6],
+    /// Segment limit + 1 per segment (an access of `n` bytes at offset `off`
+    /// is inside when `off + n <= seg_end`): 0x1_0000 in real mode,
+    /// 0x1_0000_0000 for a flat 4 GiB segment, 0 for a null selector.
+    pub seg_end: [u64; 6],
+    /// CS.D: the default operand and address size is 32 bits (16 in real mode).
+    pub code32: bool,
+    /// SS.B: the stack pointer is ESP (SP in real mode).
+    pub stack32: bool,
+    /// Protected mode (CR0.PE as the segment rules see it): segment loads take
+    /// base and limit from a descriptor instead of `sel << 4`.
+    pub pmode: bool,
+    /// Current privilege level: 0 in real mode, 3 in flat user mode.
+    pub cpl: u8,
+    /// The instruction set the decoder accepts.
+    pub isa: Isa,
     /// Instruction pointer (IP in the low 16 bits in real mode).
     pub eip: u32,
     /// FLAGS/EFLAGS as a lazy record.
@@ -121,6 +152,11 @@ impl Default for Cpu {
     }
 }
 
+/// `seg_end` of a real-mode segment (limit 0xFFFF).
+pub const REAL_SEG_END: u64 = 0x1_0000;
+/// `seg_end` of a flat 4 GiB segment (limit 0xFFFF_FFFF).
+pub const FLAT_SEG_END: u64 = 0x1_0000_0000;
+
 /// EFLAGS bits POPF/IRET can change in real mode (IOPL and NT included, as on a
 /// 386; AC and ID toggle as on a 486; VM and RF cannot be set this way).
 pub const EFLAGS_WRITABLE: u32 = 0x0024_7FD5;
@@ -134,6 +170,12 @@ impl Cpu {
             regs: [0; 8],
             sregs: [0; 6],
             sbase: [0; 6],
+            seg_end: [REAL_SEG_END; 6],
+            code32: false,
+            stack32: false,
+            pmode: false,
+            cpl: 0,
+            isa: Isa::I486,
             eip: 0,
             flags: LazyFlags::default(),
             fpu: fpu::Fpu::new(),
@@ -157,6 +199,36 @@ impl Cpu {
     pub fn load_seg_real(&mut self, s: usize, sel: u16) {
         self.sregs[s] = sel;
         self.sbase[s] = (sel as u32) << 4;
+    }
+
+    /// Loads segment register `s` as the current mode does. Real mode: base =
+    /// `sel << 4`, the limit stays. Protected (flat user) mode has no
+    /// descriptor tables in this model: a null selector (0-3) makes DS, ES,
+    /// FS or GS unusable (every access faults; #GP for CS and SS), and any
+    /// other selector must be one a segment register already holds, whose
+    /// base and limit it takes (so `push ds; pop es` and `mov ax, fs; mov
+    /// gs, ax` work, and an unknown selector is #GP as a bad descriptor is).
+    pub fn load_seg(&mut self, s: usize, sel: u16) -> Result<(), Exception> {
+        if !self.pmode {
+            self.load_seg_real(s, sel);
+            return Ok(());
+        }
+        if sel & !3 == 0 {
+            if s == seg::CS || s == seg::SS {
+                return Err(Exception::GP);
+            }
+            self.sregs[s] = sel;
+            self.sbase[s] = 0;
+            self.seg_end[s] = 0;
+            return Ok(());
+        }
+        let Some(from) = (0..6).find(|&i| self.sregs[i] == sel && (i == s || s != seg::CS)) else {
+            return Err(Exception::GP);
+        };
+        self.sregs[s] = sel;
+        self.sbase[s] = self.sbase[from];
+        self.seg_end[s] = self.seg_end[from];
+        Ok(())
     }
 
     /// Sets CS:IP (a far jump as the machine performs it).
@@ -231,22 +303,64 @@ impl Cpu {
         self.flags.set_bits(v & EFLAGS_WRITABLE);
     }
 
+    /// The stack pointer as the stack segment sizes it: SP (zero-extended) on
+    /// a 16-bit stack, ESP on a 32-bit one.
+    #[inline(always)]
+    pub fn stack_ptr(&self) -> u32 {
+        if self.stack32 {
+            self.regs[reg::ESP]
+        } else {
+            self.regs[reg::ESP] & 0xFFFF
+        }
+    }
+
+    /// Writes the stack pointer: SP only (upper half kept) on a 16-bit stack.
+    #[inline(always)]
+    pub fn set_stack_ptr(&mut self, v: u32) {
+        if self.stack32 {
+            self.regs[reg::ESP] = v;
+        } else {
+            self.set_r16(reg::ESP as u8, v as u16);
+        }
+    }
+
+    /// `sp() + delta`, wrapped to the stack size.
+    #[inline(always)]
+    pub fn stack_ptr_plus(&self, delta: u32) -> u32 {
+        let v = self.stack_ptr().wrapping_add(delta);
+        if self.stack32 {
+            v
+        } else {
+            v & 0xFFFF
+        }
+    }
+
+    /// The mask of the instruction pointer: 0xFFFF in a 16-bit code segment.
+    #[inline(always)]
+    pub fn ip_mask(&self) -> u32 {
+        if self.code32 {
+            u32::MAX
+        } else {
+            0xFFFF
+        }
+    }
+
     /// Pushes a word on SS:SP, honouring the 16-bit SP wrap. Fails (and changes
     /// nothing) when the word would straddle offset 0xFFFF.
     pub fn push16<B: Bus>(&mut self, bus: &mut B, v: u16) -> Result<(), Exception> {
-        let sp = self.r16(reg::ESP as u8).wrapping_sub(2);
-        let lin = ea::check(self, seg::SS, sp as u32, 2)?;
+        let sp = self.stack_ptr_plus(2u32.wrapping_neg());
+        let lin = ea::check(self, seg::SS, sp, 2)?;
         bus.write16(lin, v);
-        self.set_r16(reg::ESP as u8, sp);
+        self.set_stack_ptr(sp);
         Ok(())
     }
 
     /// Pops a word from SS:SP, honouring the 16-bit SP wrap.
     pub fn pop16<B: Bus>(&mut self, bus: &mut B) -> Result<u16, Exception> {
-        let sp = self.r16(reg::ESP as u8);
-        let lin = ea::check(self, seg::SS, sp as u32, 2)?;
+        let sp = self.stack_ptr();
+        let lin = ea::check(self, seg::SS, sp, 2)?;
         let v = bus.read16(lin);
-        self.set_r16(reg::ESP as u8, sp.wrapping_add(2));
+        self.set_stack_ptr(self.stack_ptr_plus(2));
         Ok(v)
     }
 

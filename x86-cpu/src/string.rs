@@ -104,14 +104,19 @@ fn element<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> Result<(), Excepti
             advance(cpu, reg::EDI, a32, delta);
         }
         5 => {
+            super::exec::io_privileged(cpu)?;
             let d = ea::check(cpu, seg::ES, di, n)?;
             let v = bus.io_read(cpu.r16(reg::EDX as u8), w, cpu.clock) & w.mask();
             store(bus, d, w, v);
             advance(cpu, reg::EDI, a32, delta);
         }
         _ => {
+            super::exec::io_privileged(cpu)?;
             let s = ea::check(cpu, src_seg, si, n)?;
             let v = load(bus, s, w);
+            if bus.fault_pending() {
+                return Err(Exception::PF);
+            }
             bus.io_write(cpu.r16(reg::EDX as u8), w, v, cpu.clock);
             advance(cpu, reg::ESI, a32, delta);
         }

@@ -82,3 +82,56 @@ pub fn free(env: &mut Env, p: u32) {
         env.with_heap(h, |heap, _| heap.free(p));
     }
 }
+
+pub fn strchr(env: &mut Env, s: u32, c: u32) -> u32 {
+    let b = env.mem.peek_cstr(s, 1 << 24).unwrap_or_default();
+    let c = c as u8;
+    if c == 0 {
+        return s + b.len() as u32;
+    }
+    b.iter().position(|&x| x == c).map_or(0, |i| s + i as u32)
+}
+
+pub fn strncmp(env: &mut Env, a: u32, b: u32, n: u32) -> i32 {
+    let a = env.mem.peek_cstr(a, n as usize).unwrap_or_default();
+    let b = env.mem.peek_cstr(b, n as usize).unwrap_or_default();
+    match a.cmp(&b) {
+        std::cmp::Ordering::Less => -1,
+        std::cmp::Ordering::Equal => 0,
+        std::cmp::Ordering::Greater => 1,
+    }
+}
+
+pub fn wcslen(env: &mut Env, s: u32) -> u32 {
+    env.mem.peek_wstr(s, 1 << 23).map_or(0, |v| v.len() as u32)
+}
+
+/// atoi: optional whitespace and sign, then decimal digits (wrapping, as msvcrt's does not saturate).
+pub fn atoi(env: &mut Env, s: u32) -> i32 {
+    let b = env.mem.peek_cstr(s, 4096).unwrap_or_default();
+    let mut i = b
+        .iter()
+        .take_while(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C))
+        .count();
+    let neg = match b.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let mut v: i32 = 0;
+    while let Some(d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+        v = v.wrapping_mul(10).wrapping_add((d - b'0') as i32);
+        i += 1;
+    }
+    if neg {
+        v.wrapping_neg()
+    } else {
+        v
+    }
+}

@@ -7,6 +7,87 @@ use super::{Env, Ret};
 use crate::memory::MemError;
 
 const HEAP_ZERO_MEMORY: u32 = 8;
+const CP_UTF8: u32 = 65001;
+
+/// The source units of a conversion: `n` of them, or through the NUL (included) when `n` is -1.
+fn units<T: Copy + Default + PartialEq>(read: impl Fn(u32) -> Option<T>, n: i32) -> Option<Vec<T>> {
+    let mut v = Vec::new();
+    for k in 0.. {
+        if n >= 0 && k >= n as u32 {
+            break;
+        }
+        let u = read(k)?;
+        v.push(u);
+        if n < 0 && u == T::default() {
+            break;
+        }
+        if k > 1 << 24 {
+            return None;
+        }
+    }
+    Some(v)
+}
+
+/// MultiByteToWideChar: UTF-8 for CP_UTF8, Latin-1 for every other code page
+/// (exact for ASCII, which is what console programs pass).
+fn mb_to_wide(env: &mut Env, cp: u32, src: u32, n: i32, dst: u32, cap: i32) -> i32 {
+    let Some(b) = units(
+        |k| {
+            let mut x = [0u8];
+            env.mem.peek(src + k, &mut x).map(|_| x[0])
+        },
+        n,
+    ) else {
+        env.last_error = 998;
+        return 0;
+    };
+    let w: Vec<u16> = if cp == CP_UTF8 {
+        String::from_utf8_lossy(&b).encode_utf16().collect()
+    } else {
+        b.iter().map(|&c| c as u16).collect()
+    };
+    if cap == 0 {
+        return w.len() as i32;
+    }
+    if (cap as usize) < w.len() {
+        env.last_error = 122;
+        return 0;
+    } // ERROR_INSUFFICIENT_BUFFER
+    let bytes: Vec<u8> = w.iter().flat_map(|u| u.to_le_bytes()).collect();
+    env.mem.poke(dst, &bytes);
+    w.len() as i32
+}
+
+fn wide_to_mb(env: &mut Env, cp: u32, src: u32, n: i32, dst: u32, cap: i32) -> i32 {
+    let Some(w) = units(
+        |k| {
+            let mut x = [0u8; 2];
+            env.mem
+                .peek(src + 2 * k, &mut x)
+                .map(|_| u16::from_le_bytes(x))
+        },
+        n,
+    ) else {
+        env.last_error = 998;
+        return 0;
+    };
+    let b: Vec<u8> = if cp == CP_UTF8 {
+        String::from_utf16_lossy(&w).into_bytes()
+    } else {
+        w.iter()
+            .map(|&u| if u < 256 { u as u8 } else { b'?' })
+            .collect()
+    };
+    if cap == 0 {
+        return b.len() as i32;
+    }
+    if (cap as usize) < b.len() {
+        env.last_error = 122;
+        return 0;
+    }
+    env.mem.poke(dst, &b);
+    b.len() as i32
+}
 
 /// Console handles GetStdHandle gives out (stdin, stdout, stderr).
 pub const STDIN: u32 = 0x10;
@@ -120,6 +201,20 @@ crate::dll! { "kernel32.dll";
         match env.tls.get_mut(i as usize) { Some(Some(s)) => { *s = v; true } _ => { env.last_error = 87; false } }
     }
     stdcall fn GetProcessHeap(env) -> u32 { env.process_heap }
+    // The guest environment is empty: every lookup is ERROR_ENVVAR_NOT_FOUND.
+    stdcall fn GetEnvironmentVariableA(env, name: u32, buf: u32, n: u32) -> u32 { env.last_error = 203; 0 }
+    stdcall fn GetEnvironmentVariableW(env, name: u32, buf: u32, n: u32) -> u32 { env.last_error = 203; 0 }
+    // The filter is kept for SEH delivery (not yet modelled); the previous one was none.
+    stdcall fn SetUnhandledExceptionFilter(env, filter: u32) -> u32 { 0 }
+    // Code pages are single-byte here (1252/ANSI): no lead bytes.
+    stdcall fn IsDBCSLeadByteEx(env, cp: u32, b: u32) -> bool { false }
+    stdcall fn IsDBCSLeadByte(env, b: u32) -> bool { false }
+    stdcall fn MultiByteToWideChar(env, cp: u32, flags: u32, src: u32, n: i32, dst: u32, cap: i32) -> i32 {
+        mb_to_wide(env, cp, src, n, dst, cap)
+    }
+    stdcall fn WideCharToMultiByte(env, cp: u32, flags: u32, src: u32, n: i32, dst: u32, cap: i32, def: u32, used: u32) -> i32 {
+        wide_to_mb(env, cp, src, n, dst, cap)
+    }
     // Only the main image is a module today: NULL gives its base.
     stdcall fn GetModuleHandleA(env, name: u32) -> u32 {
         if name == 0 { env.image_base } else { env.last_error = 126; 0 } // ERROR_MOD_NOT_FOUND

@@ -27,6 +27,7 @@ macro_rules! dll {
         $(
             #[allow(non_snake_case, unused_variables, unused_mut, clippy::unused_unit)]
             pub fn $name($env: &mut $crate::dll::Env, args: &[u32]) -> $crate::dll::Ret {
+                #[allow(clippy::too_many_arguments)]
                 fn body($env: &mut $crate::dll::Env $(, $arg: $ty)*) $(-> $ret)? $body
                 let mut _i = 0usize;
                 $( let $arg: $ty = $crate::dll::FromArg::from_arg(args.get({ _i += 1; _i - 1 }).copied().unwrap_or(0)); )*
@@ -54,6 +55,7 @@ pub mod crt;
 pub mod kernel32;
 pub mod msvcrt;
 pub mod ntdll;
+pub mod printf;
 pub mod ucrtbase;
 
 /// How arguments are cleaned up.
@@ -67,7 +69,7 @@ pub enum Conv {
 }
 
 /// What an API body hands back to the engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ret {
     /// EAX.
     Value(u32),
@@ -75,6 +77,10 @@ pub enum Ret {
     Value64(u64),
     /// The process ends with this exit code (ExitProcess, exit).
     Exit(u32),
+    /// Call these guest functions (no arguments, cdecl) in order, then
+    /// return to the caller (`_initterm`): the process chains them on the
+    /// guest stack so each one's `ret` enters the next.
+    Chain(Vec<u32>),
 }
 
 /// A dword stack argument as a Rust value.
@@ -248,8 +254,13 @@ pub struct Env {
     pub heaps: std::collections::BTreeMap<u32, crate::heap::Heap>,
     /// The program's argv (for the C runtime's __getmainargs).
     pub argv: Vec<String>,
+    /// Guest address of the first stack argument of the call being serviced
+    /// (variadic bodies such as printf find their va_list after the fixed ones).
+    pub arg_base: u32,
     /// The main image's base (GetModuleHandle(NULL)).
     pub image_base: u32,
+    /// Functions registered with _onexit/atexit (not run yet at exit: see docs).
+    pub atexit: Vec<u32>,
     /// Addresses of data exports the process allocated, by `dll!name`.
     pub data: std::collections::BTreeMap<String, u32>,
 }
@@ -267,6 +278,8 @@ impl Env {
             cmdline_w: 0,
             heaps: Default::default(),
             argv: Vec::new(),
+            arg_base: 0,
+            atexit: Vec::new(),
             image_base: 0,
             data: Default::default(),
         }
@@ -373,7 +386,7 @@ mod tests {
                 by_name("strlen"),
                 Some("ucrtbase.dll"),
             ),
-            ("msvcrt.dll", by_name("printf"), None),
+            ("msvcrt.dll", by_name("qsort"), None),
             ("msvcrt.dll", by_name("_iob"), Some("msvcrt.dll")),
             ("OLEAUT32.dll", ImportName::Ordinal(2), None),
         ];

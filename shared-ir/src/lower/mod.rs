@@ -287,6 +287,12 @@ pub fn lower_line_until<M: MachineModel>(
             b.stop = Some("line crosses the 64 KiB end of CS");
             break;
         }
+        // The end of the line's bytes is the instruction's unmasked end: an
+        // instruction ending exactly at FFFFh has next_ip 0, and a range
+        // ending at `cs_base + next_ip` would cover one byte only, so stores
+        // to the rest of the line would not retire the program (fuzz: only-
+        // naive ran stale self-modified code; tests/lower_code_range.rs).
+        let code_end = cs_base.wrapping_add(ins.ip() as u32 + ins.len() as u32);
         let at = (ins.ip() as u32).wrapping_sub(ip) as usize;
         b.insn = code.get(at..at + ins.len()).unwrap_or(&[]);
         let saved_ops = b.ops.len();
@@ -296,11 +302,11 @@ pub fn lower_line_until<M: MachineModel>(
             Ok(Flow::Next) => {
                 b.count += 1;
                 b.lowered += 1;
-                b.code_hi = cs_base.wrapping_add(b.next_ip);
+                b.code_hi = code_end;
             }
             Ok(Flow::End) => {
                 b.lowered += 1;
-                b.code_hi = cs_base.wrapping_add(b.next_ip);
+                b.code_hi = code_end;
                 b.stop = Some("control transfer");
                 ended = true;
                 break;

@@ -295,3 +295,25 @@ pub fn h_bswap<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     put(cpu, bus, d, r);
     Ok(Flow::Next)
 }
+
+/// CMPXCHG8B m64: EDX:EAX equal to the operand: ZF = 1 and the operand takes
+/// ECX:EBX; otherwise ZF = 0 and EDX:EAX take the operand, which is written
+/// back unchanged (the locked cycle writes either way). Only ZF changes.
+pub fn h_cmpxchg8b<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let lin = ea::check(cpu, op.ea.seg as usize, op.ea_off(cpu), 8)?;
+    let lo = bus.read32(lin);
+    let hi = bus.read32(lin.wrapping_add(4));
+    bus.probe_write(lin, 8);
+    let equal = lo == cpu.regs[reg::EAX] && hi == cpu.regs[reg::EDX];
+    let (nlo, nhi) = if equal {
+        (cpu.regs[reg::EBX], cpu.regs[reg::ECX])
+    } else {
+        cpu.regs[reg::EAX] = lo;
+        cpu.regs[reg::EDX] = hi;
+        (lo, hi)
+    };
+    bus.write32(lin, nlo);
+    bus.write32(lin.wrapping_add(4), nhi);
+    cpu.flags.set_mask(shared_ir::flags::ZF, equal);
+    Ok(Flow::Next)
+}

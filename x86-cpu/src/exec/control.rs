@@ -7,7 +7,7 @@
 //! this module must not duplicate them.
 
 use super::data::{read_far_ptr, set_flags_from_stack};
-use super::{branch, next_ip, peek, pop, push};
+use super::{branch, io_privileged, next_ip, peek, pop, privileged, push};
 use crate::bus::Bus;
 use crate::interrupt::push_frame;
 use crate::op::{Flow, Op};
@@ -41,11 +41,15 @@ pub fn h_jmp_ind<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     branch(cpu, op.o32, t)
 }
 
+/// A far transfer's CS:EIP. Checks come before any register changes (L1 runs
+/// far jumps without the snapshot). The target limit is the current CS's:
+/// real-mode loads keep it, and this model's protected-mode CS loads accept
+/// only the current code selector.
 fn far_to(cpu: &mut Cpu, sel: u16, off: u32) -> R {
-    if off > 0xFFFF {
+    if off as u64 >= cpu.seg_end[seg::CS] {
         return Err(Exception::GP);
     }
-    cpu.load_seg_real(seg::CS, sel);
+    cpu.load_seg(seg::CS, sel)?;
     cpu.eip = off;
     Ok(Flow::Jump)
 }
@@ -63,7 +67,7 @@ pub fn h_jmp_far_ind<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 fn call_near<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>, target: u32) -> R {
     let t = if op.o32 { target } else { target & 0xFFFF };
-    if t > 0xFFFF {
+    if t as u64 >= cpu.seg_end[seg::CS] {
         return Err(Exception::GP);
     }
     let ret = next_ip(cpu, op);
@@ -85,10 +89,19 @@ pub fn h_call_ind<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 }
 
 fn call_far<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>, sel: u16, off: u32) -> R {
-    if off > 0xFFFF {
+    if off as u64 >= cpu.seg_end[seg::CS] {
         return Err(Exception::GP);
     }
     let ret = next_ip(cpu, op);
+    let n: u32 = if op.o32 { 4 } else { 2 };
+    if let Ok(lo) = ea::check(
+        cpu,
+        seg::SS,
+        cpu.stack_ptr_plus((2 * n).wrapping_neg()),
+        2 * n,
+    ) {
+        bus.probe_write(lo, 2 * n);
+    }
     push(cpu, bus, op.o32, cpu.sregs[seg::CS] as u32)?;
     push(cpu, bus, op.o32, ret)?;
     far_to(cpu, sel, off)
@@ -114,13 +127,12 @@ pub fn h_ret<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     } else {
         None
     };
-    if ip > 0xFFFF {
+    if ip as u64 >= cpu.seg_end[seg::CS] {
         return Err(Exception::GP);
     }
-    let sp = cpu.r16(reg::ESP as u8).wrapping_add(op.imm as u16);
-    cpu.set_r16(reg::ESP as u8, sp);
+    cpu.set_stack_ptr(cpu.stack_ptr_plus(op.imm & 0xFFFF));
     if let Some(cs) = cs {
-        cpu.load_seg_real(seg::CS, cs);
+        cpu.load_seg(seg::CS, cs)?;
     }
     cpu.eip = ip;
     Ok(Flow::Jump)
@@ -169,6 +181,11 @@ pub fn h_int<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
         }
         _ => Exception::DB.0,
     };
+    if cpu.pmode {
+        // No IDT in flat user mode: the engine gets the event (user::run_op
+        // tells these traps from faults by the opcode).
+        return Err(Exception(vector));
+    }
     let ret = next_ip(cpu, op);
     push_frame(cpu, bus, vector, ret)?;
     Ok(Flow::Jump)
@@ -176,16 +193,19 @@ pub fn h_int<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 /// IRET / IRETD.
 pub fn h_iret<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    if cpu.pmode {
+        // Protected-mode IRET (privilege and task rules) is issue 15's.
+        return Err(Exception::GP);
+    }
     let n = if op.o32 { 4 } else { 2 };
     let ip = peek(cpu, bus, op.o32, 0)?;
     let cs = peek(cpu, bus, op.o32, n)? as u16;
     let fl = peek(cpu, bus, op.o32, 2 * n)?;
     let ip = if op.o32 { ip } else { ip & 0xFFFF };
-    if ip > 0xFFFF {
+    if ip as u64 >= cpu.seg_end[seg::CS] {
         return Err(Exception::GP);
     }
-    let sp = cpu.r16(reg::ESP as u8).wrapping_add(3 * n);
-    cpu.set_r16(reg::ESP as u8, sp);
+    cpu.set_stack_ptr(cpu.stack_ptr_plus(3 * n));
     cpu.load_seg_real(seg::CS, cs);
     cpu.eip = ip;
     set_flags_from_stack(cpu, fl, op.o32);
@@ -215,8 +235,9 @@ pub fn h_bound<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     Ok(Flow::Next)
 }
 
-/// HLT.
-pub fn h_hlt<B: Bus>(_cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+/// HLT (#GP above CPL 0).
+pub fn h_hlt<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+    privileged(cpu)?;
     Ok(Flow::Halt)
 }
 
@@ -232,10 +253,14 @@ pub fn h_flagop<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
         }
         3 => f.set_mask(DF, false),
         4 => f.set_mask(DF, true),
-        5 => f.set_mask(IF, false),
+        5 => {
+            io_privileged(cpu)?;
+            cpu.flags.set_mask(IF, false)
+        }
         _ => {
+            io_privileged(cpu)?;
             // Interrupts become deliverable only after the next instruction.
-            if !f.if_() {
+            if !cpu.flags.if_() {
                 cpu.shadow = true;
             }
             cpu.flags.set_mask(IF, true);

@@ -15,13 +15,14 @@ use shared_ir::flags::{AF, CF, PF, SF, ZF};
 
 type R = Result<Flow, Exception>;
 
-/// Loads a segment register in real mode; SS opens the interrupt shadow.
+/// Loads a segment register as the mode does; SS opens the interrupt shadow.
 #[inline]
-fn load_sreg(cpu: &mut Cpu, s: u8, v: u16) {
-    cpu.load_seg_real(s as usize, v);
+fn load_sreg(cpu: &mut Cpu, s: u8, v: u16) -> Result<(), Exception> {
+    cpu.load_seg(s as usize, v)?;
     if s as usize == seg::SS {
         cpu.shadow = true;
     }
+    Ok(())
 }
 
 /// MOV (registers, memory, immediates; segment registers as a source).
@@ -35,7 +36,7 @@ pub fn h_mov<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 /// MOV Sreg, r/m16 (`sub` = segment index; CS was rejected at decode).
 pub fn h_mov_sreg<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let v = op.read(cpu, bus, op.src)?;
-    load_sreg(cpu, op.sub, v as u16);
+    load_sreg(cpu, op.sub, v as u16)?;
     Ok(Flow::Next)
 }
 
@@ -83,8 +84,8 @@ pub fn h_lea<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 pub fn h_lfar<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let (off, sel) = read_far_ptr(cpu, bus, op)?;
     let d = op.loc(cpu, op.dst)?;
+    cpu.load_seg(op.sub as usize, sel)?;
     put(cpu, bus, d, off);
-    cpu.load_seg_real(op.sub as usize, sel);
     Ok(Flow::Next)
 }
 
@@ -123,7 +124,7 @@ pub fn h_push<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 pub fn h_pop<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let v = pop(cpu, bus, op.o32)?;
     match op.dst {
-        Opnd::Sreg(s) => load_sreg(cpu, s, v as u16),
+        Opnd::Sreg(s) => load_sreg(cpu, s, v as u16)?,
         o => {
             let d = op.loc(cpu, o)?;
             put(cpu, bus, d, v);
@@ -134,11 +135,13 @@ pub fn h_pop<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 /// PUSHA / PUSHAD: AX CX DX BX (old SP) BP SI DI.
 pub fn h_pusha<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let n: u16 = if op.o32 { 4 } else { 2 };
-    let sp = cpu.r16(reg::ESP as u8);
+    let n: u32 = if op.o32 { 4 } else { 2 };
     // Check the whole block first so a fault leaves memory untouched.
-    ea::check(cpu, seg::SS, sp.wrapping_sub(n) as u32, n as u32)?;
-    ea::check(cpu, seg::SS, sp.wrapping_sub(8 * n) as u32, n as u32)?;
+    let top = ea::check(cpu, seg::SS, cpu.stack_ptr_plus(n.wrapping_neg()), n)?;
+    let low = ea::check(cpu, seg::SS, cpu.stack_ptr_plus((8 * n).wrapping_neg()), n)?;
+    if low < top {
+        bus.probe_write(low, 8 * n);
+    }
     let old_sp = cpu.regs[reg::ESP];
     for r in 0..8 {
         let v = if r == reg::ESP { old_sp } else { cpu.regs[r] };
@@ -149,11 +152,10 @@ pub fn h_pusha<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 /// POPA / POPAD: DI SI BP (SP skipped) BX DX CX AX.
 pub fn h_popa<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let n: u16 = if op.o32 { 4 } else { 2 };
+    let n: u32 = if op.o32 { 4 } else { 2 };
     for r in (0..8u8).rev() {
         if r as usize == reg::ESP {
-            let sp = cpu.r16(reg::ESP as u8).wrapping_add(n);
-            cpu.set_r16(reg::ESP as u8, sp);
+            cpu.set_stack_ptr(cpu.stack_ptr_plus(n));
             continue;
         }
         let v = pop(cpu, bus, op.o32)?;
@@ -180,13 +182,24 @@ pub fn h_popf<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     Ok(Flow::Next)
 }
 
-/// Writes FLAGS (or EFLAGS with `o32`) from a popped value.
+/// Writes FLAGS (or EFLAGS with `o32`) from a popped value. In protected mode
+/// IOPL changes only at CPL 0 and IF only when CPL <= IOPL; both are silently
+/// kept otherwise (no fault), as on hardware.
 pub fn set_flags_from_stack(cpu: &mut Cpu, v: u32, o32: bool) {
-    let wmask = if o32 {
+    let mut wmask = if o32 {
         EFLAGS_WRITABLE
     } else {
         EFLAGS_WRITABLE & 0xFFFF
     };
+    if cpu.pmode {
+        let iopl = (cpu.flags.bits() >> 12) & 3;
+        if cpu.cpl != 0 {
+            wmask &= !0x3000;
+        }
+        if cpu.cpl as u32 > iopl {
+            wmask &= !shared_ir::flags::IF;
+        }
+    }
     let cur = cpu.flags.bits();
     cpu.flags.set_bits((cur & !wmask) | (v & wmask));
 }
@@ -207,17 +220,35 @@ pub fn h_sahf<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
     Ok(Flow::Next)
 }
 
-/// ENTER imm16, imm8 (the nesting level is taken modulo 32).
+/// ENTER imm16, imm8 (the nesting level is taken modulo 32). The stack size
+/// (SS.B) picks SP/BP or ESP/EBP for the frame arithmetic, the operand size
+/// the slot width (386 manual). The written span is probed first, so a bus
+/// that refuses part of it sees no write at all.
 pub fn h_enter<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let level = op.imm2 & 31;
-    let n: u16 = if op.o32 { 4 } else { 2 };
+    let n: u32 = if op.o32 { 4 } else { 2 };
+    let mask = if cpu.stack32 { u32::MAX } else { 0xFFFF };
+    let slots = 1 + level;
+    if let (Ok(lo), Ok(hi)) = (
+        ea::check(
+            cpu,
+            seg::SS,
+            cpu.stack_ptr_plus((slots * n).wrapping_neg()),
+            n,
+        ),
+        ea::check(cpu, seg::SS, cpu.stack_ptr_plus(n.wrapping_neg()), n),
+    ) {
+        if lo < hi {
+            bus.probe_write(lo, slots * n);
+        }
+    }
     push(cpu, bus, op.o32, cpu.regs[reg::EBP])?;
-    let frame = cpu.r16(reg::ESP as u8);
+    let frame = cpu.stack_ptr();
     if level > 0 {
-        let mut bp = cpu.r16(reg::EBP as u8);
+        let mut bp = cpu.regs[reg::EBP] & mask;
         for _ in 1..level {
-            bp = bp.wrapping_sub(n);
-            let lin = ea::check(cpu, seg::SS, bp as u32, n as u32)?;
+            bp = bp.wrapping_sub(n) & mask;
+            let lin = ea::check(cpu, seg::SS, bp, n)?;
             let v = if op.o32 {
                 bus.read32(lin)
             } else {
@@ -225,25 +256,24 @@ pub fn h_enter<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
             };
             push(cpu, bus, op.o32, v)?;
         }
-        push(cpu, bus, op.o32, frame as u32)?;
+        push(cpu, bus, op.o32, frame)?;
     }
     if op.o32 {
-        cpu.regs[reg::EBP] = frame as u32;
+        cpu.regs[reg::EBP] = frame;
     } else {
-        cpu.set_r16(reg::EBP as u8, frame);
+        cpu.set_r16(reg::EBP as u8, frame as u16);
     }
-    let sp = cpu.r16(reg::ESP as u8).wrapping_sub(op.imm as u16);
-    cpu.set_r16(reg::ESP as u8, sp);
+    cpu.set_stack_ptr(cpu.stack_ptr_plus((op.imm & 0xFFFF).wrapping_neg()));
     Ok(Flow::Next)
 }
 
-/// LEAVE: SP = BP, then pop BP / EBP.
+/// LEAVE: (E)SP = (E)BP by the stack size, then pop BP / EBP.
 pub fn h_leave<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let bp = cpu.r16(reg::EBP as u8);
-    cpu.set_r16(reg::ESP as u8, bp);
+    let bp = cpu.regs[reg::EBP];
+    cpu.set_stack_ptr(bp);
     let v = peek(cpu, bus, op.o32, 0)?;
     let n = if op.o32 { 4 } else { 2 };
-    cpu.set_r16(reg::ESP as u8, bp.wrapping_add(n));
+    cpu.set_stack_ptr(cpu.stack_ptr_plus(n));
     if op.o32 {
         cpu.regs[reg::EBP] = v;
     } else {
@@ -257,5 +287,16 @@ pub fn h_setcc<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let v = cpu.flags.cond(op.sub) as u32;
     let d = op.loc(cpu, op.dst)?;
     put(cpu, bus, d, v);
+    Ok(Flow::Next)
+}
+
+/// CMOVcc (`sub` = condition code): the source is read (and may fault) even
+/// when the condition is false; then nothing is written.
+pub fn h_cmov<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let v = op.read(cpu, bus, op.src)?;
+    if cpu.flags.cond(op.sub) {
+        let d = op.loc(cpu, op.dst)?;
+        put(cpu, bus, d, v);
+    }
     Ok(Flow::Next)
 }

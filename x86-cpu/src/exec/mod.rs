@@ -14,13 +14,14 @@ pub mod system;
 use super::interrupt;
 use super::l0::{StepOutcome, StopReason};
 use super::op::{Flow, Op};
-use super::{ea, reg, seg, Cpu, Exception};
-use crate::bus::Bus;
+use super::{ea, seg, Cpu, Exception};
+use crate::bus::{Bus, MemFault};
 use shared_ir::flags::LazyFlags;
 
 /// Register state saved before a handler runs, so a fault leaves the CPU as it
 /// was before the instruction (faults are restartable). Memory is not saved:
-/// handlers check every access before their first write.
+/// handlers check every access before their first write, and a bus that
+/// refuses an access drops every later write (see `bus`).
 #[derive(Clone, Copy)]
 struct Snapshot {
     regs: [u32; 8],
@@ -51,16 +52,43 @@ impl Snapshot {
     }
 }
 
-/// Executes one Op as one dispatch: charges the clock, runs the handler, moves
-/// IP, delivers a fault or the single-step trap. L0 and L1 both call this.
-#[inline]
-pub fn run_op<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> StepOutcome {
+/// An exception raised by one dispatch, registers already restored to their
+/// state before the instruction and the dispatch charged; not yet delivered.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Raised {
+    pub e: Exception,
+    /// Set when the bus refused an access (`e` is then #PF).
+    pub mem: Option<MemFault>,
+}
+
+/// The mode-independent part of one dispatch: runs the handler, takes a
+/// pending bus fault (which wins over whatever the handler answered: the
+/// refused access came first), moves IP, charges the clock. With `PMODE` the
+/// segment limits are part of the undo too (protected-mode segment loads
+/// change them; real-mode loads never do).
+#[inline(always)]
+pub(crate) fn dispatch<B: Bus, const PMODE: bool>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    op: &Op<B>,
+) -> Result<StepOutcome, Raised> {
     let snap = Snapshot::take(cpu);
-    let trap = cpu.flags.tf();
-    let if_before = cpu.flags.if_();
+    let seg_end = if PMODE { cpu.seg_end } else { [0; 6] };
     // Handlers see the clock before this dispatch is charged: that value is
     // "the dispatch of this instruction" for device reads (invariant 3).
-    let out = match (op.handler)(cpu, bus, op) {
+    let r = (op.handler)(cpu, bus, op);
+    if let Some(f) = bus.take_fault() {
+        snap.restore(cpu);
+        if PMODE {
+            cpu.seg_end = seg_end;
+        }
+        cpu.clock += 1;
+        return Err(Raised {
+            e: Exception::PF,
+            mem: Some(f),
+        });
+    }
+    let out = match r {
         Ok(Flow::Next) => {
             cpu.eip = next_ip(cpu, op);
             StepOutcome::Ok
@@ -77,15 +105,42 @@ pub fn run_op<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> StepOutcome {
         }
         Ok(Flow::Stop(what)) => {
             snap.restore(cpu);
-            return StepOutcome::Stop(stop_reason(cpu, op, what));
+            if PMODE {
+                cpu.seg_end = seg_end;
+            }
+            return Ok(StepOutcome::Stop(stop_reason(cpu, op, what)));
         }
         Err(e) => {
             snap.restore(cpu);
+            if PMODE {
+                cpu.seg_end = seg_end;
+            }
             cpu.clock += 1;
-            return fault(cpu, bus, e, &op.bytes[..op.len as usize]);
+            return Err(Raised { e, mem: None });
         }
     };
     cpu.clock += 1;
+    Ok(out)
+}
+
+/// Executes one Op as one dispatch: charges the clock, runs the handler, moves
+/// IP, delivers a fault or the single-step trap through the IVT. L0 and L1
+/// both call this (toyvm's real mode; flat user mode uses `user::run_op`).
+#[inline]
+pub fn run_op<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> StepOutcome {
+    let trap = cpu.flags.tf();
+    let if_before = cpu.flags.if_();
+    let out = match dispatch::<B, false>(cpu, bus, op) {
+        Ok(out) => out,
+        Err(r) => {
+            if let Some(f) = r.mem {
+                // Paging's #PF names the address in CR2 (real mode cannot
+                // fault this way; a paging bus can).
+                cpu.cr2 = f.addr;
+            }
+            return fault(cpu, bus, r.e, &op.bytes[..op.len as usize]);
+        }
+    };
     // The single-step trap follows the instruction within the same dispatch,
     // except after MOV SS / POP SS, whose shadow also covers debug traps.
     // STI's shadow (the only one that turns IF on) covers interrupts only.
@@ -121,55 +176,73 @@ pub fn stop_reason<B>(cpu: &Cpu, op: &Op<B>, what: String) -> StopReason {
     }
 }
 
-/// IP of the next instruction (real-mode IP wraps at 64 KiB).
+/// IP of the next instruction (IP wraps at 64 KiB in a 16-bit code segment).
 #[inline(always)]
 pub fn next_ip<B>(cpu: &Cpu, op: &Op<B>) -> u32 {
-    cpu.eip.wrapping_add(op.len as u32) & 0xFFFF
+    cpu.eip.wrapping_add(op.len as u32) & cpu.ip_mask()
 }
 
-/// Pushes a word or dword (by `o32`) on SS:SP. SP wraps at 16 bits; a slot
-/// straddling offset 0xFFFF faults before anything is written.
+/// #GP unless the CPU runs at privilege level 0 (real mode always does).
+#[inline(always)]
+pub fn privileged(cpu: &Cpu) -> Result<(), Exception> {
+    if cpu.cpl != 0 {
+        return Err(Exception::GP);
+    }
+    Ok(())
+}
+
+/// #GP for an IOPL-sensitive instruction (CLI, STI, IN, OUT, INS, OUTS) in
+/// protected mode when CPL > IOPL; real mode always allows them.
+#[inline(always)]
+pub fn io_privileged(cpu: &Cpu) -> Result<(), Exception> {
+    if cpu.pmode && cpu.cpl as u32 > (cpu.flags.bits() >> 12) & 3 {
+        return Err(Exception::GP);
+    }
+    Ok(())
+}
+
+/// Pushes a word or dword (by `o32`) on SS:(E)SP. SP wraps at 16 bits on a
+/// 16-bit stack; a slot past the limit faults before anything is written.
 #[inline]
 pub fn push<B: Bus>(cpu: &mut Cpu, bus: &mut B, o32: bool, v: u32) -> Result<(), Exception> {
-    let n = if o32 { 4 } else { 2 };
-    let sp = cpu.r16(reg::ESP as u8).wrapping_sub(n);
-    let lin = ea::check(cpu, seg::SS, sp as u32, n as u32)?;
+    let n: u32 = if o32 { 4 } else { 2 };
+    let sp = cpu.stack_ptr_plus(n.wrapping_neg());
+    let lin = ea::check(cpu, seg::SS, sp, n)?;
     if o32 {
         bus.write32(lin, v);
     } else {
         bus.write16(lin, v as u16);
     }
-    cpu.set_r16(reg::ESP as u8, sp);
+    cpu.set_stack_ptr(sp);
     Ok(())
 }
 
-/// Reads the stack slot `depth` bytes above SP without popping.
+/// Reads the stack slot `depth` bytes above (E)SP without popping.
 #[inline]
-pub fn peek<B: Bus>(cpu: &Cpu, bus: &mut B, o32: bool, depth: u16) -> Result<u32, Exception> {
-    let sp = cpu.r16(reg::ESP as u8).wrapping_add(depth);
+pub fn peek<B: Bus>(cpu: &Cpu, bus: &mut B, o32: bool, depth: u32) -> Result<u32, Exception> {
+    let sp = cpu.stack_ptr_plus(depth);
     if o32 {
-        Ok(bus.read32(ea::check(cpu, seg::SS, sp as u32, 4)?))
+        Ok(bus.read32(ea::check(cpu, seg::SS, sp, 4)?))
     } else {
-        Ok(bus.read16(ea::check(cpu, seg::SS, sp as u32, 2)?) as u32)
+        Ok(bus.read16(ea::check(cpu, seg::SS, sp, 2)?) as u32)
     }
 }
 
-/// Pops a word or dword (by `o32`) from SS:SP.
+/// Pops a word or dword (by `o32`) from SS:(E)SP.
 #[inline]
 pub fn pop<B: Bus>(cpu: &mut Cpu, bus: &mut B, o32: bool) -> Result<u32, Exception> {
     let v = peek(cpu, bus, o32, 0)?;
     let n = if o32 { 4 } else { 2 };
-    let sp = cpu.r16(reg::ESP as u8).wrapping_add(n);
-    cpu.set_r16(reg::ESP as u8, sp);
+    cpu.set_stack_ptr(cpu.stack_ptr_plus(n));
     Ok(v)
 }
 
 /// Sets IP for a near branch: truncated to 16 bits with a 16-bit operand size;
-/// with a 32-bit one a target past the CS limit is #GP at the branch.
+/// a target past the CS limit is #GP at the branch.
 #[inline(always)]
 pub fn branch(cpu: &mut Cpu, o32: bool, target: u32) -> Result<Flow, Exception> {
     let t = if o32 { target } else { target & 0xFFFF };
-    if t > 0xFFFF {
+    if t as u64 >= cpu.seg_end[seg::CS] {
         return Err(Exception::GP);
     }
     cpu.eip = t;

@@ -6,10 +6,11 @@
 //! identity, CR0 rules, the EM/TS checks before x87). It must not implement x87
 //! arithmetic: D8-DF go to `cpu::fpu`, which owns that.
 
+use super::{io_privileged, privileged};
 use crate::bus::Bus;
 use crate::fpu::{FpuContext, FpuMemory};
 use crate::op::{put, Flow, Op, Opnd};
-use crate::{cr0, ea, reg, seg, Cpu, Exception};
+use crate::{cr0, ea, reg, seg, Cpu, Exception, Isa};
 
 type R = Result<Flow, Exception>;
 
@@ -29,6 +30,7 @@ fn port<B: Bus>(cpu: &Cpu, op: &Op<B>, o: Opnd) -> u16 {
 
 /// IN acc, imm8/DX. The device sees the guest clock of this dispatch.
 pub fn h_in<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    io_privileged(cpu)?;
     let p = port(cpu, op, op.src);
     let v = bus.io_read(p, op.w, cpu.clock) & op.w.mask();
     let d = op.loc(cpu, op.dst)?;
@@ -38,6 +40,7 @@ pub fn h_in<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 /// OUT imm8/DX, acc.
 pub fn h_out<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    io_privileged(cpu)?;
     let p = port(cpu, op, op.dst);
     let v = op.read(cpu, bus, op.src)?;
     bus.io_write(p, op.w, v, cpu.clock);
@@ -59,6 +62,7 @@ fn write_cr0(cpu: &mut Cpu, v: u32) -> R {
 /// MOV r32, CRn (0) / MOV CRn, r32 (1) / MOV r32, DRn (2) / MOV DRn, r32 (3);
 /// `imm` = n (CR1/CR4+ were rejected at decode; DR4/DR5 alias DR6/DR7).
 pub fn h_movcr<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
+    privileged(cpu)?;
     let n = op.imm as usize & 7;
     let dn = if n == 4 || n == 5 { n + 2 } else { n };
     let r = match op.sub {
@@ -96,6 +100,7 @@ pub fn h_movcr<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
 
 /// CLTS.
 pub fn h_clts<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+    privileged(cpu)?;
     cpu.cr0 &= !cr0::TS;
     Ok(Flow::Next)
 }
@@ -109,6 +114,7 @@ pub fn h_smsw<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 /// LMSW r/m16: loads PE MP EM TS; it cannot clear PE.
 pub fn h_lmsw<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    privileged(cpu)?;
     let v = op.read(cpu, bus, op.dst)? & 0xF;
     let nv = (cpu.cr0 & !0xE) | v;
     if nv & cr0::PE != 0 {
@@ -121,12 +127,18 @@ pub fn h_lmsw<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 /// LGDT (0) LIDT (1) SGDT (2) SIDT (3): limit word then base dword (a 16-bit
 /// operand size loads 24 base bits and stores the fourth byte as 0).
 pub fn h_dtr<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    if op.sub < 2 {
+        privileged(cpu)?;
+    }
     let lin = ea::check(cpu, op.ea.seg as usize, op.ea_off(cpu), 6)?;
     let base_mask = if op.o32 { u32::MAX } else { 0x00FF_FFFF };
     match op.sub {
         0 | 1 => {
             let limit = bus.read16(lin);
             let base = bus.read32(lin.wrapping_add(2)) & base_mask;
+            if bus.fault_pending() {
+                return Err(Exception::PF);
+            }
             if op.sub == 0 {
                 (cpu.gdt_base, cpu.gdt_limit) = (base, limit);
             } else {
@@ -146,11 +158,21 @@ pub fn h_dtr<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     Ok(Flow::Next)
 }
 
-/// CPUID: a 486DX4-class part with an on-chip FPU and nothing newer.
+/// CPUID EDX feature bits the Pentium model reports: FPU (0), TSC (4), CX8
+/// (8). CMOV (15) stays clear although CMOVcc executes: the bit also promises
+/// FCMOVcc and FCOMI, which the x87 does not model.
+pub const PENTIUM_FEATURES: u32 = 1 | 1 << 4 | 1 << 8;
+
+/// CPUID: the 486 model is a 486DX4-class part with an on-chip FPU and nothing
+/// newer; the Pentium model (flat user mode) is family 5 with what
+/// [`PENTIUM_FEATURES`] lists. Leaves past the maximum return zeros.
 pub fn h_cpuid<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+    let pentium = cpu.isa == Isa::Pentium;
     let (a, b, c, d) = match cpu.regs[reg::EAX] {
         // "GenuineIntel" in EBX EDX ECX.
         0 => (1, 0x756E_6547, 0x6C65_746E, 0x4965_6E69),
+        // Family 5, model 2, stepping 0.
+        1 if pentium => (0x0000_0520, 0, 0, PENTIUM_FEATURES),
         // Family 4, model 8, stepping 0; EDX bit 0: FPU on chip.
         1 => (0x0000_0480, 0, 0, 0x0000_0001),
         _ => (0, 0, 0, 0),
@@ -159,6 +181,22 @@ pub fn h_cpuid<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
     cpu.regs[reg::EBX] = b;
     cpu.regs[reg::ECX] = c;
     cpu.regs[reg::EDX] = d;
+    Ok(Flow::Next)
+}
+
+/// RDTSC: EDX:EAX = the guest clock (dispatches retired before this one), so
+/// time is deterministic (invariant 7). Allowed at CPL 3 (CR4.TSD is not
+/// modelled).
+pub fn h_rdtsc<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+    cpu.regs[reg::EAX] = cpu.clock as u32;
+    cpu.regs[reg::EDX] = (cpu.clock >> 32) as u32;
+    Ok(Flow::Next)
+}
+
+/// INVD, WBINVD, INVLPG: no cache or TLB is modelled, so nothing happens; #GP
+/// above CPL 0.
+pub fn h_priv_nop<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+    privileged(cpu)?;
     Ok(Flow::Next)
 }
 
@@ -171,18 +209,20 @@ pub fn h_wait<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
 }
 
 /// The x87 memory operand as the FPU sees it: segment-limit checked, never
-/// wrapping inside the segment.
+/// wrapping inside the segment. A refused bus access is an error to the FPU
+/// (so its state stays as before), and the dispatch reports the bus fault.
 struct FpuMem<'a, B> {
     bus: &'a mut B,
     base: u32,
     off: u32,
+    end: u64,
     fault: Exception,
 }
 
 impl<B: Bus> FpuMem<'_, B> {
     fn lin(&self, disp: u32, n: usize) -> Result<u32, Exception> {
         let start = self.off as u64 + disp as u64;
-        if n > 0 && start + n as u64 - 1 > 0xFFFF {
+        if n > 0 && start + n as u64 > self.end {
             return Err(self.fault);
         }
         Ok(self.base.wrapping_add(start as u32))
@@ -195,10 +235,17 @@ impl<B: Bus> FpuMemory for FpuMem<'_, B> {
         for (i, b) in buf.iter_mut().enumerate() {
             *b = self.bus.read8(a.wrapping_add(i as u32));
         }
+        if self.bus.fault_pending() {
+            return Err(Exception::PF);
+        }
         Ok(())
     }
     fn write(&mut self, disp: u32, buf: &[u8]) -> Result<(), Exception> {
         let a = self.lin(disp, buf.len())?;
+        self.bus.probe_write(a, buf.len() as u32);
+        if self.bus.fault_pending() {
+            return Err(Exception::PF);
+        }
         for (i, b) in buf.iter().enumerate() {
             self.bus.write8(a.wrapping_add(i as u32), *b);
         }
@@ -222,6 +269,7 @@ pub fn h_fpu<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
         bus,
         base: cpu.sbase[s],
         off,
+        end: cpu.seg_end[s],
         fault: ea::overrun(cpu, s),
     };
     let (cs, ip, data_seg) = (cpu.sregs[seg::CS], cpu.eip, cpu.sregs[s]);
