@@ -1,5 +1,6 @@
-//! C runtime bodies shared by msvcrt and ucrtbase (each DLL still declares
-//! its own exports; the two tables point here).
+//! C runtime bodies shared by msvcrt and ucrtbase, and [`common`]: the C
+//! standard exports both DLLs have, declared once (each DLL's table names it
+//! with `@also`).
 //!
 //! Owns string and memory helpers over guest memory; must not do I/O itself
 //! beyond [`super::Env::write_console`].
@@ -133,5 +134,27 @@ pub fn atoi(env: &mut Env, s: u32) -> i32 {
         v.wrapping_neg()
     } else {
         v
+    }
+}
+
+/// The C standard exports msvcrt and ucrtbase share, declared once. Not a DLL
+/// of its own: it is not in [`super::DLLS`], only in the two tables' `also`.
+pub mod common {
+    use super as crt;
+
+    crate::dll! { "(crt common)";
+        cdecl fn strlen(env, s: u32) -> u32 { crt::strlen(env, s) }
+        cdecl fn memcpy(env, dst: u32, src: u32, n: u32) -> u32 { crt::memcpy(env, dst, src, n) }
+        cdecl fn memmove(env, dst: u32, src: u32, n: u32) -> u32 { crt::memcpy(env, dst, src, n) }
+        cdecl fn memset(env, dst: u32, c: u32, n: u32) -> u32 { crt::memset(env, dst, c, n) }
+        cdecl fn strcmp(env, a: u32, b: u32) -> i32 { crt::strcmp(env, a, b) }
+        cdecl fn puts(env, s: u32) -> i32 { crt::puts(env, s) }
+        cdecl fn exit(env, code: u32) -> crate::dll::Ret { crt::exit(code) }
+        cdecl fn _exit(env, code: u32) -> crate::dll::Ret { crt::exit(code) }
+        cdecl fn abs(env, v: i32) -> i32 { v.wrapping_abs() }
+        cdecl fn malloc(env, n: u32) -> u32 { crt::malloc(env, n) }
+        cdecl fn calloc(env, count: u32, size: u32) -> u32 { crt::calloc(env, count, size) }
+        cdecl fn realloc(env, p: u32, n: u32) -> u32 { crt::realloc(env, p, n) }
+        cdecl fn free(env, p: u32) { crt::free(env, p) }
     }
 }

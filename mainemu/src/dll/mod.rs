@@ -23,7 +23,7 @@ use crate::memory::Memory;
 /// type implements [`IntoRet`].
 #[macro_export]
 macro_rules! dll {
-    ($dll:literal; $( @data $dname:ident [$dsize:literal] = $dinit:expr; )* $( $conv:ident fn $name:ident $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
+    ($dll:literal; $( @also $also:path; )* $( @data $dname:ident [$dsize:literal] = $dinit:expr; )* $( $conv:ident fn $name:ident $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
         $(
             #[allow(non_snake_case, unused_variables, unused_mut, clippy::unused_unit)]
             pub fn $name($env: &mut $crate::dll::Env, args: &[u32]) -> $crate::dll::Ret {
@@ -37,6 +37,7 @@ macro_rules! dll {
         /// This DLL's export table, generated from the declarations above.
         pub static DLL: $crate::dll::DllDecl = $crate::dll::DllDecl {
             name: $dll,
+            also: &[ $( &$also ),* ],
             data: &[ $( $crate::dll::DataDecl { name: stringify!($dname), size: $dsize, init: &$dinit } ),* ],
             exports: &[ $( $crate::dll::ExportDecl {
                 name: stringify!($name),
@@ -169,6 +170,10 @@ pub struct DataDecl {
 /// One DLL's declarations.
 pub struct DllDecl {
     pub name: &'static str,
+    /// Export tables this DLL also exports, looked up after its own (the C
+    /// standard functions msvcrt and ucrtbase share, declared once in
+    /// [`crt::common`]).
+    pub also: &'static [&'static DllDecl],
     pub data: &'static [DataDecl],
     pub exports: &'static [ExportDecl],
 }
@@ -200,8 +205,9 @@ pub fn resolve(dll: &str, name: &crate::pe::ImportName) -> Resolution {
     let c = crate::pe::apiset::canonical(dll);
     let decl = DLLS.iter().find(|d| d.name == c);
     let found = decl.and_then(|d| {
-        d.exports
-            .iter()
+        std::iter::once(*d)
+            .chain(d.also.iter().copied())
+            .flat_map(|t| t.exports.iter())
             .find(|e| match name {
                 ImportName::Name { name, .. } => e.name == name,
                 ImportName::Ordinal(o) => e.ordinal == Some(*o),
