@@ -155,10 +155,10 @@ const CASES: &[Case] = &[
         budget: 2_000_000,
         version: (5, 0),
         companion: Some("_support/CWSDPMI.EXE -p"),
-        end: "stopped",
-        dispatches: 318198,
+        end: "budget",
+        dispatches: 2_000_000,
         frame: "d479a36f999c5225",
-        text: "protected mode not modelled: CR0.PE would be set",
+        text: "CWSDPMI V0.90+ (r4) Copyright (C) 1997 CW Sandmann  ABSOLUTELY NO WARRANTY\n",
     },
     Case {
         path: "efliks-demoscene-legacy/c/fontz/fontz.exe",

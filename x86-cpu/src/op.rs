@@ -139,6 +139,19 @@ impl<B: Bus> Op<B> {
         })
     }
 
+    /// Resolves an operand that is written (a store or a read-modify-write
+    /// destination): memory is checked for writing ([`ea::check_w`]).
+    #[inline(always)]
+    pub fn loc_w(&self, cpu: &Cpu, o: Opnd) -> Result<Loc, Exception> {
+        Ok(match o {
+            Opnd::Mem(w) => {
+                let off = self.ea_off(cpu);
+                Loc::Mem(ea::check_w(cpu, self.ea.seg as usize, off, w.bytes())?, w)
+            }
+            o => self.loc(cpu, o)?,
+        })
+    }
+
     /// Reads an operand.
     #[inline(always)]
     pub fn read(&self, cpu: &Cpu, bus: &mut B, o: Opnd) -> Result<u32, Exception> {

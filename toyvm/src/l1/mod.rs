@@ -292,6 +292,8 @@ impl<B: EngineBus> L1<B> {
             let mut tb = Tracked::new(bus, code);
             let exit = if cpu.shadow {
                 self.single_step(cpu, &mut tb)
+            } else if cpu.pmode || cpu.code32 {
+                self.run_uncached(cpu, &mut tb, stop_at)
             } else {
                 self.dispatch(cpu, &mut tb, stop_at)
             };

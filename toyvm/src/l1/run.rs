@@ -120,6 +120,11 @@ fn exec_fast<B: EngineBus>(cpu: &mut Cpu, tb: &mut Tracked<B>, t: &TOp<B>) -> St
 fn exec_slow<B: EngineBus>(cpu: &mut Cpu, tb: &mut Tracked<B>, t: &TOp<B>, cs_base: u32) -> Step {
     match exec::run_op(cpu, tb, &t.op) {
         StepOutcome::Ok => {
+            if cpu.pmode {
+                // MOV CR0 / LMSW entered protected mode: blocks hold
+                // real-mode code, the session looks again (`L1::run`).
+                return Step::Exit(EngineExit::Attention);
+            }
             if cpu.eip == t.next_ip && cpu.sbase[seg::CS] == cs_base {
                 Step::Next
             } else {
@@ -303,12 +308,13 @@ impl<B: EngineBus> L1<B> {
     pub(super) fn uncached(&mut self, cpu: &mut Cpu, tb: &mut Tracked<B>) -> Option<EngineExit> {
         self.counters.uncached_steps += 1;
         let if_before = cpu.flags.if_();
+        let mode_before = cpu.pmode;
         let out = l0::step(cpu, tb);
         self.process_hits(tb, cpu.clock);
         match out {
             StepOutcome::Ok => {
                 let io = tb.take_io_attention();
-                if io || cpu.shadow || (!if_before && cpu.flags.if_()) {
+                if io || cpu.shadow || (!if_before && cpu.flags.if_()) || cpu.pmode != mode_before {
                     Some(EngineExit::Attention)
                 } else {
                     None
@@ -323,6 +329,19 @@ impl<B: EngineBus> L1<B> {
     /// Entered inside an interrupt shadow: exactly one instruction.
     pub(super) fn single_step(&mut self, cpu: &mut Cpu, tb: &mut Tracked<B>) -> EngineExit {
         self.uncached(cpu, tb).unwrap_or(EngineExit::Attention)
+    }
+
+    /// Protected-mode, V86 and 32-bit code: blocks are real-mode code
+    /// (keyed by CS base and IP, decoded 16-bit), so these run through the
+    /// uncached path, instruction by instruction, until the budget, an exit,
+    /// or a return to real mode.
+    pub(super) fn run_uncached(&mut self, cpu: &mut Cpu, tb: &mut Tracked<B>, stop_at: u64) -> EngineExit {
+        while cpu.clock < stop_at {
+            if let Some(x) = self.uncached(cpu, tb) {
+                return x;
+            }
+        }
+        EngineExit::Reached
     }
 
     /// Op `i` of block `id` on the general path: slow ops (with the

@@ -16,7 +16,12 @@ type R = Result<Flow, Exception>;
 
 /// ADD OR ADC SBB AND SUB XOR CMP (`sub` = /reg order).
 pub fn h_alu<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
+    // CMP only reads its destination.
+    let d = if op.sub == 7 {
+        op.loc(cpu, op.dst)?
+    } else {
+        op.loc_w(cpu, op.dst)?
+    };
     let a = get(cpu, bus, d);
     let b = op.read(cpu, bus, op.src)?;
     let aop = AluOp::from_index(op.sub);
@@ -38,7 +43,7 @@ pub fn h_test<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 /// NOT (0), NEG (1), INC (2), DEC (3).
 pub fn h_unary<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
+    let d = op.loc_w(cpu, op.dst)?;
     let a = get(cpu, bus, d);
     let r = match op.sub {
         0 => !a & op.w.mask(),
@@ -58,7 +63,7 @@ pub fn h_unary<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 /// ROL ROR RCL RCR SHL SHR SAL SAR (`sub` = /reg order); count from `src`.
 pub fn h_shift<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
+    let d = op.loc_w(cpu, op.dst)?;
     let a = get(cpu, bus, d);
     let count = op.read(cpu, bus, op.src)? & 0xFF;
     let (r, f) = alu::shift(ShiftOp::from_index(op.sub), op.w, a, count, cpu.flags.cf());
@@ -69,7 +74,7 @@ pub fn h_shift<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 /// SHLD (0) / SHRD (1): `dst`, fill from `src`, count from `src2`.
 pub fn h_shxd<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
+    let d = op.loc_w(cpu, op.dst)?;
     let a = get(cpu, bus, d);
     let b = op.read(cpu, bus, op.src)?;
     let count = op.read(cpu, bus, op.src2)? & 0xFF;
@@ -215,10 +220,15 @@ pub fn h_bt<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
             if !op.ea.a32 {
                 off &= 0xFFFF;
             }
-            let lin = ea::check(cpu, op.ea.seg as usize, off, w.bytes())?;
+            let lin = if op.sub == 0 {
+                ea::check(cpu, op.ea.seg as usize, off, w.bytes())?
+            } else {
+                ea::check_w(cpu, op.ea.seg as usize, off, w.bytes())?
+            };
             (Loc::Mem(lin, w), (signed as u32) & (bits - 1))
         }
-        _ => (op.loc(cpu, op.dst)?, raw & (bits - 1)),
+        _ if op.sub == 0 => (op.loc(cpu, op.dst)?, raw & (bits - 1)),
+        _ => (op.loc_w(cpu, op.dst)?, raw & (bits - 1)),
     };
     let v = get(cpu, bus, d);
     let bop = [BtOp::Bt, BtOp::Bts, BtOp::Btr, BtOp::Btc][op.sub as usize & 3];
@@ -248,7 +258,7 @@ pub fn h_bscan<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 /// XADD: `tmp = dst + src; src = dst; dst = tmp`.
 pub fn h_xadd<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
+    let d = op.loc_w(cpu, op.dst)?;
     let a = get(cpu, bus, d);
     let s = op.loc(cpu, op.src)?;
     let b = get(cpu, bus, s);
@@ -262,7 +272,7 @@ pub fn h_xadd<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 /// CMPXCHG: compare the accumulator with `dst`; equal: `dst = src`, else the
 /// accumulator takes `dst` (a 486 writes `dst` back either way).
 pub fn h_cmpxchg<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
+    let d = op.loc_w(cpu, op.dst)?;
     let a = get(cpu, bus, d);
     let acc_loc = match op.w {
         Width::W8 => Loc::R8(0),
@@ -300,7 +310,7 @@ pub fn h_bswap<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 /// ECX:EBX; otherwise ZF = 0 and EDX:EAX take the operand, which is written
 /// back unchanged (the locked cycle writes either way). Only ZF changes.
 pub fn h_cmpxchg8b<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let lin = ea::check(cpu, op.ea.seg as usize, op.ea_off(cpu), 8)?;
+    let lin = ea::check_w(cpu, op.ea.seg as usize, op.ea_off(cpu), 8)?;
     let lo = bus.read32(lin);
     let hi = bus.read32(lin.wrapping_add(4));
     bus.probe_write(lin, 8);

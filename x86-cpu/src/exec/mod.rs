@@ -9,13 +9,14 @@
 pub mod alu;
 pub mod control;
 pub mod data;
+pub mod sysprot;
 pub mod system;
 
 use super::interrupt;
 use super::l0::{StepOutcome, StopReason};
 use super::op::{Flow, Op};
 use super::{ea, seg, Cpu, Exception};
-use crate::bus::{Bus, MemFault};
+use crate::bus::{Bus, MemFault, Width};
 use shared_ir::flags::LazyFlags;
 
 /// Register state saved before a handler runs, so a fault leaves the CPU as it
@@ -191,14 +192,30 @@ pub fn privileged(cpu: &Cpu) -> Result<(), Exception> {
     Ok(())
 }
 
-/// #GP for an IOPL-sensitive instruction (CLI, STI, IN, OUT, INS, OUTS) in
-/// protected mode when CPL > IOPL; real mode always allows them.
+/// #GP for an IOPL-sensitive instruction (CLI, STI) in protected mode when
+/// CPL > IOPL (V86 mode runs at CPL 3, so there IOPL must be 3); real mode
+/// always allows them.
 #[inline(always)]
 pub fn io_privileged(cpu: &Cpu) -> Result<(), Exception> {
-    if cpu.pmode && cpu.cpl as u32 > (cpu.flags.bits() >> 12) & 3 {
+    if cpu.pmode && cpu.cpl > cpu.iopl() {
         return Err(Exception::GP);
     }
     Ok(())
+}
+
+/// Whether a port access (IN, OUT, INS, OUTS) of `w` at `port` is allowed:
+/// always in real mode and at CPL <= IOPL; otherwise (and always in V86
+/// mode) the TSS's I/O permission bitmap decides (`task::io_bitmap`). Flat
+/// user mode has no TSS: #GP.
+#[inline(always)]
+pub fn io_allowed<B: Bus>(cpu: &Cpu, bus: &mut B, port: u16, w: Width) -> Result<(), Exception> {
+    if !cpu.pmode || (!cpu.v86 && cpu.cpl <= cpu.iopl()) {
+        return Ok(());
+    }
+    if cpu.flat_user {
+        return Err(Exception::GP);
+    }
+    crate::task::io_bitmap(cpu, bus, port, w.bytes())
 }
 
 /// Pushes a word or dword (by `o32`) on SS:(E)SP. SP wraps at 16 bits on a
