@@ -43,7 +43,8 @@ use crate::session::Engine;
 use shared_ir::e1::{self, E1Arena, E1State, LinkSlot, ProgId};
 use shared_ir::exit::ExitReason;
 use shared_ir::ir::{code_key, Program, Term};
-use shared_ir::lower::{lower_line_opts, lower_line_until, LowerOpts};
+use shared_ir::lower::{lower_line_opts, LowerOpts};
+use shared_ir::region::{lower_region, RegionLine, RegionLimits};
 use shared_ir::machine::RealMode16;
 use shared_ir::opt::{optimize, Pass, PassSet};
 use std::collections::{BTreeMap, HashMap};
@@ -51,6 +52,40 @@ use std::hash::BuildHasherDefault;
 
 /// Most instructions in one straight-line program.
 pub const LINE_CAP: usize = 32;
+
+/// How far a region grows when the set has `region` (see
+/// `shared_ir::region`): lines, instructions, and whether traces follow
+/// calls.
+pub const REGION: RegionLimits = RegionLimits {
+    max_lines: 16,
+    max_insns: 192,
+    line_cap: LINE_CAP,
+    follow_calls: false,
+};
+
+/// A region only takes lines within this many bytes of its head (and looks
+/// for existing program heads in that window).
+pub const REGION_WINDOW: u32 = 2048;
+
+/// Appends the bytes at `cs_base:ip` a line may be lowered from: cacheable,
+/// not volatile, inside the 64 KiB segment, at most a line's worth.
+fn line_bytes(
+    code: &CodeMap,
+    smc: &crate::l1::smc::Smc,
+    ram: &[u8],
+    cs_base: u32,
+    ip: u32,
+    out: &mut Vec<u8>,
+) {
+    let max = (0x1_0000 - (ip & 0xFFFF)).min(LINE_CAP as u32 * 15);
+    for i in 0..max {
+        let p = code.phys(cs_base.wrapping_add(ip + i));
+        if !CodeMap::cacheable(p) || smc.is_volatile(p) {
+            break;
+        }
+        out.push(ram[p as usize]);
+    }
+}
 
 /// What the machine state lets the lowering assume (see
 /// `shared_ir::lower::LowerOpts`): the interrupt table at 0 with limit
@@ -181,7 +216,6 @@ pub struct OnlyNaive {
     refresh_lookup: bool,
     hits: Vec<u32>,
     x87: X87Cache,
-    scratch: Vec<u8>,
     /// IPs where programs start inside the line being built.
     stops: Vec<u32>,
     /// Interned forms: name, fallbacks, refusals; and whether the form is
@@ -328,7 +362,6 @@ impl OnlyNaive {
             refresh_lookup: false,
             hits: Vec::new(),
             x87: X87Cache::default(),
-            scratch: Vec::new(),
             stops: Vec::new(),
             forms: Vec::new(),
             form_ids: BTreeMap::new(),
@@ -674,45 +707,46 @@ impl OnlyNaive {
     fn build(&mut self, m: &mut Machine, cs_base: u32, ip: u32, now: u64) -> Site {
         let t0 = self.build_clock_start();
         let key = code_key(cs_base, ip);
-        // The bytes: cacheable, not volatile, inside the code segment.
-        self.scratch.clear();
-        let max = (0x1_0000 - (ip & 0xFFFF)).min(LINE_CAP as u32 * 15);
-        {
-            let ram = m.mem.ram();
-            for i in 0..max {
-                let p = self.code.phys(cs_base.wrapping_add(ip + i));
-                if !CodeMap::cacheable(p) || self.l1.smc.is_volatile(p) {
-                    break;
-                }
-                self.scratch.push(ram[p as usize]);
-            }
-        }
-        let line = if self.scratch.is_empty() {
-            None
+        let region = if self.passes.contains(Pass::Region) {
+            REGION
         } else {
-            // End the line where a program already starts (code entered in
-            // the middle joins the programs it runs into).
-            let len = self.scratch.len() as u32;
-            self.stops.clear();
-            self.stops.extend(
-                self.arena
-                    .heads_in(code_key(cs_base, ip + 1), code_key(cs_base, ip + len - 1))
-                    .map(|k| k as u32),
-            );
-            let l = lower_line_until(
-                &RealMode16,
-                self.opts,
-                cs_base,
-                ip,
-                &self.scratch,
-                LINE_CAP,
-                &self.stops,
-            );
-            l.program
-                .map(|p| (optimize(&p, self.passes), l.instructions as u64))
+            RegionLimits::line(LINE_CAP)
         };
-        let site = match line {
-            Some((p, n)) => self.install(m, p, n, key, now),
+        // Programs that already start near here: lines end there and link.
+        let (lo, hi) = if region.max_lines > 1 {
+            (ip.saturating_sub(REGION_WINDOW), (ip + REGION_WINDOW).min(0xFFFF))
+        } else {
+            (ip + 1, (ip + LINE_CAP as u32 * 15).min(0xFFFF))
+        };
+        self.stops.clear();
+        self.stops.extend(
+            self.arena
+                .heads_in(code_key(cs_base, lo), code_key(cs_base, hi))
+                .map(|k| k as u32)
+                .filter(|&h| h != ip),
+        );
+        let stops = std::mem::take(&mut self.stops);
+        let r = {
+            let code = &self.code;
+            let smc = &self.l1.smc;
+            let ram = m.mem.ram();
+            let mut bytes = |at: u32, out: &mut Vec<u8>| {
+                if region.max_lines > 1 && at.abs_diff(ip) > REGION_WINDOW {
+                    return;
+                }
+                line_bytes(code, smc, ram, cs_base, at, out)
+            };
+            lower_region(&RealMode16, self.opts, cs_base, ip, region, &stops, &mut bytes)
+        };
+        self.stops = stops;
+        let site = match r.program {
+            Some(p) => {
+                let p = optimize(&p, self.passes);
+                if std::env::var_os("TOYVM_DUMP_PROGRAMS").is_some() {
+                    eprintln!("{p}");
+                }
+                self.install(m, p, &r.lines, key, now)
+            }
             None => match self.single(m, cs_base, ip, now) {
                 Some(id) => Site::Fallback(id),
                 None => Site::Uncached,
@@ -737,25 +771,35 @@ impl OnlyNaive {
         }
     }
 
-    fn install(&mut self, m: &mut Machine, mut p: Program, n: u64, key: u64, now: u64) -> Site {
+    fn install(
+        &mut self,
+        m: &mut Machine,
+        mut p: Program,
+        lines: &[RegionLine],
+        key: u64,
+        now: u64,
+    ) -> Site {
         let cs_base = (key >> 32) as u32;
         let ip = key as u32;
-        // A line that branches back to its own head may be an L1 spin.
-        let self_loop = p
-            .blocks
-            .iter()
-            .any(|b| matches!(b.term, Term::Link { key: k, .. } if k == key));
+        let n: u64 = lines.iter().map(|l| l.instructions as u64).sum();
+        // A program that branches back to its own head may be an L1 spin.
+        let self_loop = p.blocks.iter().any(|b| match b.term {
+            Term::Link { key: k, .. } => k == key,
+            Term::Jmp(t) => t.0 == 0,
+            Term::BrCc { t, f, .. } | Term::BrCmp { t, f, .. } => t.0 == 0 || f.0 == 0,
+            _ => false,
+        });
         if self_loop {
             let spin = self.compile_block(m, cs_base, ip, MAX_OPS, now, |c| c.spin != Spin::None);
             if let Some(id) = spin {
                 return Site::Spin(id);
             }
         }
-        let insns = {
-            let (lo, hi) = p.code[0];
-            // The line's linear bytes, as physical ranges.
-            phys_ranges(&self.code, lo, hi - lo)
-        };
+        let insns: Vec<(u32, u32)> = p
+            .code
+            .iter()
+            .flat_map(|&(lo, hi)| phys_ranges(&self.code, lo, hi - lo))
+            .collect();
         p.code = insns.clone();
         let id = match self.arena.install(&p) {
             Ok(id) => id,
@@ -784,16 +828,21 @@ impl OnlyNaive {
             m.mark_code(lo, hi);
         }
         if let Some(c) = self.census.as_mut() {
-            let mut d = iced_x86::Decoder::with_ip(
-                16,
-                &self.scratch,
-                ip as u64,
-                iced_x86::DecoderOptions::NONE,
-            );
             let mut forms = Vec::with_capacity(n as usize);
-            for _ in 0..n {
-                let ins = d.decode();
-                forms.push(c.intern(format!("{:?}", ins.code()), ""));
+            let mut buf = Vec::new();
+            for l in lines {
+                buf.clear();
+                line_bytes(&self.code, &self.l1.smc, m.mem.ram(), cs_base, l.ip, &mut buf);
+                let mut d = iced_x86::Decoder::with_ip(
+                    16,
+                    &buf,
+                    l.ip as u64,
+                    iced_x86::DecoderOptions::NONE,
+                );
+                for _ in 0..l.instructions {
+                    let ins = d.decode();
+                    forms.push(c.intern(format!("{:?}", ins.code()), ""));
+                }
             }
             c.prog_forms.insert(id.0, forms);
         }
