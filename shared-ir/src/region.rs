@@ -244,6 +244,25 @@ fn splice<M: MachineModel>(
                     t: BlockId(t.0 + base),
                     f: BlockId(f.0 + base),
                 },
+                Term::BrArith {
+                    op,
+                    w,
+                    dst,
+                    a,
+                    b: bb,
+                    cc,
+                    t,
+                    f,
+                } => Term::BrArith {
+                    op,
+                    w,
+                    dst,
+                    a,
+                    b: bb,
+                    cc,
+                    t: BlockId(t.0 + base),
+                    f: BlockId(f.0 + base),
+                },
                 t => t,
             };
             blocks.push(b);

@@ -240,6 +240,11 @@ impl Enc {
                 self.dst(dst);
                 self.raw(cc as u32 & 15);
             }
+            Op::StrStep { dst, n } => {
+                self.opcode(op::STRSTEP);
+                self.dst(dst);
+                self.raw(n);
+            }
             Op::Load {
                 w,
                 dst,
@@ -498,7 +503,7 @@ fn layout(p: &Program) -> Vec<BlockId> {
             order.push(BlockId(b as u32));
             let next = match p.blocks[b].term {
                 Term::Jmp(t) => Some(t),
-                Term::BrCc { f, .. } | Term::BrCmp { f, .. } => Some(f),
+                Term::BrCc { f, .. } | Term::BrCmp { f, .. } | Term::BrArith { f, .. } => Some(f),
                 _ => None,
             };
             match next {
@@ -549,6 +554,36 @@ pub fn encode_program(p: &Program) -> Result<Encoded, EncodeError> {
                     e.opcode(op::BRCC);
                     e.raw(cc as u32 & 15);
                     e.target(t);
+                    e.opcode(op::JMP);
+                    e.target(f);
+                }
+            }
+            Term::BrArith {
+                op: k,
+                w,
+                dst,
+                a,
+                b: bb,
+                cc,
+                t,
+                f,
+            } => {
+                let (cc, t, f) = if Some(t) == next && Some(f) != next {
+                    (cc ^ 1, f, t)
+                } else {
+                    (cc, t, f)
+                };
+                e.opcode(op::ARITHBR);
+                e.raw(3 * k as u32 + wi(w));
+                match dst {
+                    Some(d) => e.dst(d),
+                    None => e.raw(SINK),
+                }
+                e.src(a);
+                e.src(bb);
+                e.raw(cc as u32 & 15);
+                e.target(t);
+                if Some(f) != next {
                     e.opcode(op::JMP);
                     e.target(f);
                 }

@@ -53,6 +53,20 @@ const KEEP: [u32; 4] = [0, 0xFFFF_0000, 0xFFFF_FF00, 0xFFFF_00FF];
 const LMASK: [u32; 4] = [0xFFFF_FFFF, 0xFFFF, 0xFF, 0xFF];
 const LSHIFT: [u32; 4] = [0, 0, 0, 8];
 
+/// ArithOp by its discriminant (the encoder's `kind / 3`).
+const ARITH_OPS: [ArithOp; 10] = [
+    ArithOp::Add,
+    ArithOp::Adc,
+    ArithOp::Sub,
+    ArithOp::Sbb,
+    ArithOp::And,
+    ArithOp::Or,
+    ArithOp::Xor,
+    ArithOp::Inc,
+    ArithOp::Dec,
+    ArithOp::Neg,
+];
+
 const SHIFT_OPS: [ShiftOp; 7] = [
     ShiftOp::Rol,
     ShiftOp::Ror,
@@ -634,6 +648,23 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool>(
                     Err(_) => leave!(ExitReason::Fallback, site),
                 }
                 pc += 13;
+            }
+            op::ARITHBR => {
+                let kind = w!(1);
+                let w = width_of(kind % 3);
+                let (a, b) = (rdl!(3), rdl!(4));
+                let r = sem::arith(ARITH_OPS[(kind / 3) as usize % 10], w, a, b, &mut fl);
+                wrl!(2, r);
+                if fl.cond(w!(5) as u8) {
+                    pc = w!(6) as usize;
+                } else {
+                    pc += 7;
+                }
+            }
+            op::STRSTEP => {
+                let n = w!(2);
+                wrl!(1, if fl.df() { n.wrapping_neg() } else { n });
+                pc += 3;
             }
             op::STOPIF => {
                 if rdl!(1) != 0 && pending == 0 {

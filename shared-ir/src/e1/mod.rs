@@ -124,6 +124,12 @@ pub mod op {
     /// is the segment limit itself). `blob` names pool words
     /// `[len | has_mem << 8, bytes 0..3, 4..7, 8..11, 12..15]`.
     pub const X87: u32 = IN + 19;
+    /// `[op kind d a b cc t]`: x86 arithmetic (kind = 3*arith + width, as
+    /// the ARITH range) writing the flag record and `d`, then a branch to
+    /// `t` if condition `cc` holds, else fall through (flag forwarding).
+    pub const ARITHBR: u32 = IN + 20;
+    /// `[op d n]`: `d ← DF ? -n : n` (a string instruction's step).
+    pub const STRSTEP: u32 = IN + 21;
     // Generated names for the ALU and ARITH ranges (kind-major, width-minor).
     pub const ADD8: u32 = ALU_BASE + 0;
     pub const ADD16: u32 = ALU_BASE + 1;
@@ -225,6 +231,8 @@ pub mod op {
             CHK => 9,
             STOPIF => 2,
             X87 => 13,
+            ARITHBR => 7,
+            STRSTEP => 3,
             _ => return None,
         })
     }

@@ -69,6 +69,25 @@ fn thread_jumps(p: &mut Program) {
                 t: final_target(p, t),
                 f: final_target(p, f),
             },
+            Term::BrArith {
+                op,
+                w,
+                dst,
+                a,
+                b,
+                cc,
+                t,
+                f,
+            } => Term::BrArith {
+                op,
+                w,
+                dst,
+                a,
+                b,
+                cc,
+                t: final_target(p, t),
+                f: final_target(p, f),
+            },
             t => t,
         };
         p.blocks[i].term = new;

@@ -18,6 +18,7 @@
 
 pub mod constprop;
 pub mod dce;
+pub mod flagfwd;
 pub mod fuse;
 pub mod merge;
 pub mod nocount;
@@ -46,6 +47,9 @@ pub enum Pass {
     /// Dead code: pure ops whose temporary result nobody reads, and moves
     /// of a lane onto itself.
     Dce,
+    /// Flag forwarding: a flag-writing op that ends a block and the
+    /// conditional branch on its record become one compare-and-branch µop.
+    FlagFwd,
     /// Jump threading and straight-line merging: empty jump blocks are
     /// skipped, and a billed block that jumps to a billed block with no
     /// other predecessor absorbs it under one `clock.check`.
@@ -57,12 +61,13 @@ pub enum Pass {
 
 impl Pass {
     /// Every pass, in the order [`optimize`] runs them.
-    pub const ALL: [Pass; 7] = [
+    pub const ALL: [Pass; 8] = [
         Pass::Region,
         Pass::ConstProp,
         Pass::AddrFold,
         Pass::Fuse,
         Pass::Dce,
+        Pass::FlagFwd,
         Pass::Merge,
         Pass::NoCount,
     ];
@@ -75,6 +80,7 @@ impl Pass {
             Pass::AddrFold => "addrfold",
             Pass::Fuse => "fuse",
             Pass::Dce => "dce",
+            Pass::FlagFwd => "flagfwd",
             Pass::Merge => "merge",
             Pass::NoCount => "nocount",
         }
@@ -96,6 +102,7 @@ impl Pass {
             Pass::AddrFold => constprop::run(p, constprop::Mode::Addresses),
             Pass::Fuse => fuse::run(p),
             Pass::Dce => dce::run(p),
+            Pass::FlagFwd => flagfwd::run(p),
             Pass::Merge => merge::run(p),
             Pass::NoCount => nocount::run(p),
         }
@@ -117,6 +124,7 @@ pub const NAMED_SETS: &[(&str, &[Pass])] = &[
             Pass::AddrFold,
             Pass::Fuse,
             Pass::Dce,
+            Pass::FlagFwd,
             Pass::Merge,
             Pass::NoCount,
         ],

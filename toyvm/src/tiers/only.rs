@@ -786,7 +786,9 @@ impl OnlyNaive {
         let self_loop = p.blocks.iter().any(|b| match b.term {
             Term::Link { key: k, .. } => k == key,
             Term::Jmp(t) => t.0 == 0,
-            Term::BrCc { t, f, .. } | Term::BrCmp { t, f, .. } => t.0 == 0 || f.0 == 0,
+            Term::BrCc { t, f, .. } | Term::BrCmp { t, f, .. } | Term::BrArith { t, f, .. } => {
+                t.0 == 0 || f.0 == 0
+            }
             _ => false,
         });
         if self_loop {
