@@ -122,6 +122,8 @@ enum Site {
 /// What the driver keeps per program.
 struct ProgMeta {
     key: u64,
+    /// Built on the upper pass set of a tier-up arm (or the arm's only set).
+    upper: bool,
     ranges: Vec<(u32, u32)>,
     src: Vec<u8>,
     epoch: u32,
@@ -174,6 +176,8 @@ pub struct Counters {
     pub refusals_by_form: BTreeMap<String, u64>,
     /// Links filled lazily.
     pub links_filled: u64,
+    /// `only-t<K>`: programs rebuilt on the upper set after K entries.
+    pub tier_ups: u64,
     /// Guest stores into code bytes; programs and L1 blocks retired by
     /// them, by logged host writes, or found stale after host code ran.
     pub smc_stores: u64,
@@ -234,7 +238,23 @@ pub struct OnlyNaive {
     passes: PassSet,
     /// The arm's name (`only-` and the set's canonical spelling).
     name: &'static str,
+    /// `only-t<K>`: programs start on `passes` (naive lines, counting
+    /// entries) and a program whose entry counter reaches `k` is rebuilt on
+    /// `upper` (regions, every pass), swapped in place as the head of its
+    /// key (`E1Arena::set_head` re-points every inbound link).
+    tier_up: Option<TierUp>,
+    /// The build in progress is an upper-tier build.
+    building_upper: bool,
     pub c: Counters,
+}
+
+/// The tier-up policy of `only-t<K>`.
+#[derive(Clone, Copy, Debug)]
+pub struct TierUp {
+    /// Entry (header) count that makes a program hot.
+    pub k: u32,
+    /// The pass set hot programs are rebuilt on.
+    pub upper: PassSet,
 }
 
 /// Arm names are `&'static str` in the `Engine` trait; a parametrized arm
@@ -371,6 +391,8 @@ impl OnlyNaive {
             opts: LowerOpts::default(),
             passes: PassSet::NAIVE,
             name: "only-naive",
+            tier_up: None,
+            building_upper: false,
             c: Counters::default(),
         }
     }
@@ -394,11 +416,36 @@ impl OnlyNaive {
         e
     }
 
+    /// The `only-t<K>` engine: naive lines first, a program rebuilt on
+    /// `all` (regions included) once its entry counter reaches `k`.
+    pub fn with_tier_up(k: u32) -> OnlyNaive {
+        let mut e = OnlyNaive::new();
+        e.tier_up = Some(TierUp {
+            k: k.max(1),
+            upper: PassSet::named("all").unwrap_or(PassSet::NAIVE),
+        });
+        e.name = intern(format!("only-t{k}"));
+        e
+    }
+
+    /// Tier-ups done so far (programs rebuilt on the upper set).
+    pub fn tier_ups(&self) -> u64 {
+        self.c.tier_ups
+    }
+
     /// The engine for an arm name `only-SET` (`SET` as
-    /// `PassSet::parse` reads it, with `.` between items); `None` if the
-    /// name does not start with `only-`.
+    /// `PassSet::parse` reads it, with `.` between items) or `only-t<K>`
+    /// (tier-up after K entries); `None` if the name does not start with
+    /// `only-`.
     pub fn for_arm(arm: &str) -> Option<Result<OnlyNaive, String>> {
         let set = arm.strip_prefix("only-")?;
+        if let Some(k) = set.strip_prefix('t').filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())) {
+            return Some(
+                k.parse::<u32>()
+                    .map(OnlyNaive::with_tier_up)
+                    .map_err(|e| format!("arm `{arm}`: tier-up count: {e}")),
+            );
+        }
         Some(
             PassSet::parse(set)
                 .map(OnlyNaive::with_passes)
@@ -705,9 +752,21 @@ impl OnlyNaive {
     /// Builds the site at `cs_base:ip` inline (never at a later handback,
     /// so building never moves a slice boundary).
     fn build(&mut self, m: &mut Machine, cs_base: u32, ip: u32, now: u64) -> Site {
+        self.build_on(m, cs_base, ip, now, self.passes)
+    }
+
+    /// [`Self::build`] on pass set `passes`.
+    fn build_on(
+        &mut self,
+        m: &mut Machine,
+        cs_base: u32,
+        ip: u32,
+        now: u64,
+        passes: PassSet,
+    ) -> Site {
         let t0 = self.build_clock_start();
         let key = code_key(cs_base, ip);
-        let region = if self.passes.contains(Pass::Region) {
+        let region = if passes.contains(Pass::Region) {
             REGION
         } else {
             RegionLimits::line(LINE_CAP)
@@ -719,12 +778,29 @@ impl OnlyNaive {
             (ip + 1, (ip + LINE_CAP as u32 * 15).min(0xFFFF))
         };
         self.stops.clear();
-        self.stops.extend(
-            self.arena
-                .heads_in(code_key(cs_base, lo), code_key(cs_base, hi))
-                .map(|k| k as u32)
-                .filter(|&h| h != ip),
-        );
+        // An upper-tier region grows over lower-tier programs (it supersedes
+        // them on its paths); every other build stops at any program.
+        let upper_only = self.building_upper;
+        for k in self
+            .arena
+            .heads_in(code_key(cs_base, lo), code_key(cs_base, hi))
+        {
+            let h = k as u32;
+            if h == ip {
+                continue;
+            }
+            if upper_only {
+                let lower = self
+                    .arena
+                    .head(k)
+                    .and_then(|id| self.progs.get(&id.0))
+                    .is_some_and(|p| !p.upper);
+                if lower {
+                    continue;
+                }
+            }
+            self.stops.push(h);
+        }
         let stops = std::mem::take(&mut self.stops);
         let r = {
             let code = &self.code;
@@ -741,7 +817,7 @@ impl OnlyNaive {
         self.stops = stops;
         let site = match r.program {
             Some(p) => {
-                let p = optimize(&p, self.passes);
+                let p = optimize(&p, passes);
                 if std::env::var_os("TOYVM_DUMP_PROGRAMS").is_some() {
                     eprintln!("{p}");
                 }
@@ -855,6 +931,7 @@ impl OnlyNaive {
             id.0,
             ProgMeta {
                 key,
+                upper: self.building_upper,
                 ranges: insns,
                 src,
                 epoch: self.epoch,
@@ -862,6 +939,44 @@ impl OnlyNaive {
             },
         );
         Site::Prog(id)
+    }
+
+    /// `only-t<K>`: rebuilds program `id` on the upper set when its entry
+    /// counter has reached K. The new program becomes the head of the key
+    /// (inbound links re-pointed, the old one removed), between two runs of
+    /// E1, so nothing guest-visible moves.
+    fn maybe_tier_up(&mut self, id: ProgId, m: &mut Machine, now: u64) {
+        let Some(t) = self.tier_up else {
+            return;
+        };
+        let Some(meta) = self.progs.get(&id.0) else {
+            return;
+        };
+        if meta.upper || self.arena.count(id).unwrap_or(0) < t.k {
+            return;
+        }
+        let key = meta.key;
+        self.building_upper = true;
+        let site = self.build_on(m, (key >> 32) as u32, key as u32, now, t.upper);
+        self.building_upper = false;
+        match site {
+            Site::Prog(new) if new != id => {
+                // set_head removed the old program from the arena.
+                self.forget_prog(id);
+                self.sites.insert(key, site);
+                self.c.tier_ups += 1;
+            }
+            _ => {
+                // Could not rebuild (or it is a spin now): keep the old
+                // program, and never try again.
+                if let Some(p) = self.progs.get_mut(&id.0) {
+                    p.upper = true;
+                }
+                if self.arena.contains(id) {
+                    self.sites.insert(key, Site::Prog(id));
+                }
+            }
+        }
     }
 
     // ----- the L1 side ----------------------------------------------------
@@ -1027,6 +1142,13 @@ impl OnlyNaive {
                         self.retire_hits(&hits, cpu.clock);
                         self.hits = hits;
                         self.hits.clear();
+                    }
+                    if self.tier_up.is_some() {
+                        self.maybe_tier_up(id, m, cpu.clock);
+                        let next = code_key(cpu.sbase[seg::CS], cpu.eip);
+                        if let Some(&Site::Prog(n)) = self.sites.get(&next) {
+                            self.maybe_tier_up(n, m, cpu.clock);
+                        }
                     }
                     match ex.exit.reason {
                         ExitReason::Budget => {
