@@ -272,7 +272,8 @@ pub fn run_program<M: MachineRuntime>(
                         Err(_) => return exit(st, ExitReason::Fallback, site),
                     }
                 }
-                Op::Clock { n } => st.clock = st.clock.wrapping_add(n as u64),
+                // Signed: a negative count gives dispatches back (opt::clock's edges).
+                Op::Clock { n } => st.clock = st.clock.wrapping_add(n as i32 as i64 as u64),
                 Op::ClockCheck { n, site } => {
                     if let Some(r) = pending.reason() {
                         return exit(st, r, site);

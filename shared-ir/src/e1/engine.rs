@@ -580,7 +580,7 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool>(
                 pc += 8;
             }
             op::CLOCK => {
-                left = left.wrapping_sub(w!(1) as i64);
+                left = left.wrapping_sub(w!(1) as i32 as i64);
                 pc += 2;
             }
             op::CLOCKCHECK => {
@@ -660,6 +660,40 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool>(
                 } else {
                     pc += 7;
                 }
+            }
+            op::JMPA => {
+                left = left.wrapping_sub(w!(2) as i32 as i64);
+                pc = w!(1) as usize;
+            }
+            op::BRCCA => {
+                let k = if fl.cond(w!(1) as u8) { 2 } else { 4 };
+                left = left.wrapping_sub(w!(k + 1) as i32 as i64);
+                pc = w!(k) as usize;
+            }
+            op::ARITHBRA => {
+                let kind = w!(1);
+                let w = width_of(kind % 3);
+                let (a, b) = (rdl!(3), rdl!(4));
+                let r = sem::arith(ARITH_OPS[(kind / 3) as usize % 10], w, a, b, &mut fl);
+                wrl!(2, r);
+                let k = if fl.cond(w!(5) as u8) { 6 } else { 8 };
+                left = left.wrapping_sub(w!(k + 1) as i32 as i64);
+                pc = w!(k) as usize;
+            }
+            op::BRCMPA => {
+                let mask = w!(4);
+                let x = w!(5);
+                let a = (rdl!(2) & mask) ^ x;
+                let b = (rdl!(3) & mask) ^ x;
+                let c = match w!(1) {
+                    0 => a == b,
+                    1 => a != b,
+                    2 => a < b,
+                    _ => a <= b,
+                };
+                let k = if c { 6 } else { 8 };
+                left = left.wrapping_sub(w!(k + 1) as i32 as i64);
+                pc = w!(k) as usize;
             }
             op::STRSTEP => {
                 let n = w!(2);

@@ -130,6 +130,17 @@ pub mod op {
     pub const ARITHBR: u32 = IN + 20;
     /// `[op d n]`: `d ← DF ? -n : n` (a string instruction's step).
     pub const STRSTEP: u32 = IN + 21;
+    /// Branches that also adjust the clock on the edge they take (signed
+    /// counts: `opt::clock` gives back what a path does not run), two
+    /// targets each, no fall-through:
+    /// `[op t adj]`
+    pub const JMPA: u32 = IN + 22;
+    /// `[op cc t adj_t f adj_f]`
+    pub const BRCCA: u32 = IN + 23;
+    /// `[op kind d a b cc t adj_t f adj_f]` (ARITHBR's fields)
+    pub const ARITHBRA: u32 = IN + 24;
+    /// `[op cmp a b mask xorbit t adj_t f adj_f]`, cmp 0..3 = EQ NE LT LE
+    pub const BRCMPA: u32 = IN + 25;
     // Generated names for the ALU and ARITH ranges (kind-major, width-minor).
     pub const ADD8: u32 = ALU_BASE + 0;
     pub const ADD16: u32 = ALU_BASE + 1;
@@ -233,6 +244,9 @@ pub mod op {
             X87 => 13,
             ARITHBR => 7,
             STRSTEP => 3,
+            JMPA => 3,
+            BRCCA => 6,
+            ARITHBRA | BRCMPA => 10,
             _ => return None,
         })
     }

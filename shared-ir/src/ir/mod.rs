@@ -513,7 +513,9 @@ pub enum Op {
         args: [Src; 3],
         site: Site,
     },
-    /// Add `n` dispatches to the guest clock.
+    /// Add `n` dispatches to the guest clock; `n` is read as a signed
+    /// 32-bit count, so a negative one gives dispatches back (what a path
+    /// billed ahead by `clock.check` does not run: `opt::clock`).
     Clock { n: u32 },
     /// If a stop is owed (a store into code, a device request), exit with it
     /// at `site`: a block head is an instruction boundary. Else, if fewer

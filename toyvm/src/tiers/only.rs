@@ -767,7 +767,10 @@ impl OnlyNaive {
         let t0 = self.build_clock_start();
         let key = code_key(cs_base, ip);
         let region = if passes.contains(Pass::Region) {
-            REGION
+            RegionLimits {
+                follow_calls: passes.contains(Pass::Calls),
+                ..REGION
+            }
         } else {
             RegionLimits::line(LINE_CAP)
         };
