@@ -41,7 +41,11 @@ pub fn read_bmi(env: &Env, a: u32, usage: u32, hdc: u32) -> Option<DibInfo> {
     env.mem.peek(a, &mut hdr[..got])?;
     while got < want {
         let step = (want - got).min(4);
-        if env.mem.peek(a + got as u32, &mut hdr[got..got + step]).is_none() {
+        if env
+            .mem
+            .peek(a + got as u32, &mut hdr[got..got + step])
+            .is_none()
+        {
             break;
         }
         got += step;
@@ -82,7 +86,13 @@ fn new_pen(env: &mut Env, style: u32, width: i32, color: Colorref, ext: bool) ->
     }))
 }
 
-fn new_brush(env: &mut Env, style: u32, color: Colorref, hatch: u32, pattern: Option<(Bits, bool)>) -> u32 {
+fn new_brush(
+    env: &mut Env,
+    style: u32,
+    color: Colorref,
+    hatch: u32,
+    pattern: Option<(Bits, bool)>,
+) -> u32 {
     if style == bs::HATCHED && hatch > 5 {
         return 0;
     }
@@ -171,10 +181,25 @@ const ETO_CLIPPED: u32 = 4;
 
 /// ExtTextOut for both string kinds: `dx` is the per-character advance array (or 0).
 #[allow(clippy::too_many_arguments)]
-pub fn ext_text_out(env: &mut Env, hdc: u32, x: i32, y: i32, opts: u32, rect: u32, s: &[u16], dx: u32) -> bool {
-    let r = if rect != 0 { read_rect(&env.mem, rect) } else { None };
+pub fn ext_text_out(
+    env: &mut Env,
+    hdc: u32,
+    x: i32,
+    y: i32,
+    opts: u32,
+    rect: u32,
+    s: &[u16],
+    dx: u32,
+) -> bool {
+    let r = if rect != 0 {
+        read_rect(&env.mem, rect)
+    } else {
+        None
+    };
     let advances: Option<Vec<i32>> = if dx != 0 {
-        (0..s.len() as u32).map(|i| gs::read_i32(&env.mem, dx + 4 * i)).collect()
+        (0..s.len() as u32)
+            .map(|i| gs::read_i32(&env.mem, dx + 4 * i))
+            .collect()
     } else {
         None
     };
@@ -186,7 +211,11 @@ pub fn ext_text_out(env: &mut Env, hdc: u32, x: i32, y: i32, opts: u32, rect: u3
         Some(a) => a.iter().sum(),
         None => face.width(s.len()) + d.char_extra * s.len() as i32,
     };
-    let (mut x, y) = if d.text_align & TA_UPDATECP != 0 { d.pos } else { (x, y) };
+    let (mut x, y) = if d.text_align & TA_UPDATECP != 0 {
+        d.pos
+    } else {
+        (x, y)
+    };
     let start_x = x;
     match d.text_align & TA_CENTER {
         TA_RIGHT => x -= width,
@@ -232,7 +261,15 @@ pub fn ext_text_out(env: &mut Env, hdc: u32, x: i32, y: i32, opts: u32, rect: u3
         .is_some();
     if ok && d.text_align & TA_UPDATECP != 0 {
         if let Some(dd) = gdi(env).dc_mut(hdc) {
-            dd.s.pos = (start_x + if d.text_align & TA_CENTER == TA_RIGHT { -width } else { width }, dd.s.pos.1);
+            dd.s.pos = (
+                start_x
+                    + if d.text_align & TA_CENTER == TA_RIGHT {
+                        -width
+                    } else {
+                        width
+                    },
+                dd.s.pos.1,
+            );
         }
     }
     ok
@@ -243,7 +280,11 @@ fn text_extent(env: &mut Env, hdc: u32, n: usize, size: u32) -> bool {
         return false;
     };
     let f = gdi(env).face(hdc);
-    write_pair(&mut env.mem, size, (f.width(n) + extra * n as i32, f.height()))
+    write_pair(
+        &mut env.mem,
+        size,
+        (f.width(n) + extra * n as i32, f.height()),
+    )
 }
 
 fn text_metrics(env: &mut Env, hdc: u32, out: u32, wide: bool) -> bool {
@@ -262,7 +303,22 @@ fn create_font(env: &mut Env, lf: LogFont) -> u32 {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn font_from_args(h: i32, w: i32, esc: i32, ori: i32, weight: i32, it: u32, ul: u32, so: u32, cs: u32, op: u32, cp: u32, q: u32, pf: u32, face: Vec<u16>) -> LogFont {
+fn font_from_args(
+    h: i32,
+    w: i32,
+    esc: i32,
+    ori: i32,
+    weight: i32,
+    it: u32,
+    ul: u32,
+    so: u32,
+    cs: u32,
+    op: u32,
+    cp: u32,
+    q: u32,
+    pf: u32,
+    face: Vec<u16>,
+) -> LogFont {
     LogFont {
         height: h,
         width: w,
@@ -329,17 +385,36 @@ fn get_object(env: &mut Env, h: u32, size: u32, out: u32, wide: bool) -> u32 {
             v.extend(b.guest.unwrap_or(0).to_le_bytes());
             if dib && size >= 84 {
                 // DIBSECTION: BITMAPINFOHEADER, bitfields, section, offset.
-                let h = if b.top_down { -b.bits.height } else { b.bits.height };
+                let h = if b.top_down {
+                    -b.bits.height
+                } else {
+                    b.bits.height
+                };
                 for x in [40u32, b.bits.width as u32, h as u32] {
                     v.extend(x.to_le_bytes());
                 }
                 v.extend(1u16.to_le_bytes());
                 v.extend(b.bits.bpp.to_le_bytes());
-                let clr = if b.bits.bpp <= 8 { b.bits.palette.len() as u32 } else { 0 };
-                for x in [b.compression, (b.bits.stride * b.bits.height as usize) as u32, 0, 0, clr, 0] {
+                let clr = if b.bits.bpp <= 8 {
+                    b.bits.palette.len() as u32
+                } else {
+                    0
+                };
+                for x in [
+                    b.compression,
+                    (b.bits.stride * b.bits.height as usize) as u32,
+                    0,
+                    0,
+                    clr,
+                    0,
+                ] {
                     v.extend(x.to_le_bytes());
                 }
-                let masks = if b.compression == dib::BI_BITFIELDS { b.bits.masks } else { [0; 3] };
+                let masks = if b.compression == dib::BI_BITFIELDS {
+                    b.bits.masks
+                } else {
+                    [0; 3]
+                };
                 for x in masks {
                     v.extend(x.to_le_bytes());
                 }
@@ -382,19 +457,36 @@ fn new_region(env: &mut Env, r: Region) -> u32 {
 }
 
 /// Updates one DC value and returns the old one (or `err` for a bad DC).
-fn dc_set<T: Copy>(env: &mut Env, hdc: u32, err: T, f: impl FnOnce(&mut crate::gdi::dc::State) -> &mut T, v: T) -> T {
+fn dc_set<T: Copy>(
+    env: &mut Env,
+    hdc: u32,
+    err: T,
+    f: impl FnOnce(&mut crate::gdi::dc::State) -> &mut T,
+    v: T,
+) -> T {
     match gdi(env).dc_mut(hdc) {
         Some(d) => std::mem::replace(f(&mut d.s), v),
         None => err,
     }
 }
 
-fn dc_get<T: Copy>(env: &mut Env, hdc: u32, err: T, f: impl FnOnce(&crate::gdi::dc::State) -> T) -> T {
+fn dc_get<T: Copy>(
+    env: &mut Env,
+    hdc: u32,
+    err: T,
+    f: impl FnOnce(&crate::gdi::dc::State) -> T,
+) -> T {
     gdi(env).dc(hdc).map_or(err, |d| f(&d.s))
 }
 
 /// Sets a pair (origin or extent) and writes the old one to `out`.
-fn dc_pair(env: &mut Env, hdc: u32, f: impl FnOnce(&mut crate::gdi::dc::State) -> &mut (i32, i32), v: Option<(i32, i32)>, out: u32) -> bool {
+fn dc_pair(
+    env: &mut Env,
+    hdc: u32,
+    f: impl FnOnce(&mut crate::gdi::dc::State) -> &mut (i32, i32),
+    v: Option<(i32, i32)>,
+    out: u32,
+) -> bool {
     let Some(d) = gdi(env).dc_mut(hdc) else {
         return false;
     };
@@ -411,7 +503,13 @@ fn draw_shape(env: &mut Env, hdc: u32, shape: Shape, r: Rect) -> bool {
     g.draw(m, hdc, |t| t.shape(shape, r)).is_some()
 }
 
-fn blt(env: &mut Env, hdc: u32, dst: (i32, i32, i32, i32), src: Option<(u32, i32, i32, i32, i32)>, rop: u32) -> bool {
+fn blt(
+    env: &mut Env,
+    hdc: u32,
+    dst: (i32, i32, i32, i32),
+    src: Option<(u32, i32, i32, i32, i32)>,
+    rop: u32,
+) -> bool {
     let (g, m) = parts(env);
     g.stretch_blt(m, hdc, dst, src, (rop >> 16) as u8)
 }
@@ -440,7 +538,17 @@ fn device_rect(env: &mut Env, hdc: u32, r: Rect) -> Option<Region> {
     Some(Region::rect(Rect::new(l, t, rr, b)))
 }
 
-fn get_dib_bits(env: &mut Env, hdc: u32, hbm: u32, start: u32, lines: u32, bits: u32, bmi: u32, usage: u32) -> i32 {
+#[allow(clippy::too_many_arguments)]
+fn get_dib_bits(
+    env: &mut Env,
+    hdc: u32,
+    hbm: u32,
+    start: u32,
+    lines: u32,
+    bits: u32,
+    bmi: u32,
+    usage: u32,
+) -> i32 {
     let (g, m) = parts(env);
     g.load_dib(m, hbm);
     let Some(b) = g.bitmap(hbm).cloned() else {
@@ -449,23 +557,40 @@ fn get_dib_bits(env: &mut Env, hdc: u32, hbm: u32, start: u32, lines: u32, bits:
     let Some(size) = env.mem.peek_u32(bmi) else {
         return 0;
     };
-    let bpp_req = env.mem.peek(bmi + 14, &mut [0u8; 2]).map(|_| ());
     let mut bc = [0u8; 2];
-    let _ = bpp_req;
     env.mem.peek(bmi + 14, &mut bc);
     let bpp = u16::from_le_bytes(bc);
-    if bpp == 0 || bits == 0 && bpp == 0 {
+    if bpp == 0 {
         // Fill in the bitmap's own format.
         let mut v = Vec::new();
-        let h = if b.guest.is_some() && b.top_down { -b.bits.height } else { b.bits.height };
+        let h = if b.guest.is_some() && b.top_down {
+            -b.bits.height
+        } else {
+            b.bits.height
+        };
         for x in [size, b.bits.width as u32, h as u32] {
             v.extend(x.to_le_bytes());
         }
         v.extend(1u16.to_le_bytes());
         v.extend(b.bits.bpp.to_le_bytes());
-        let comp = if b.bits.bpp == 16 || b.bits.bpp == 32 { dib::BI_BITFIELDS } else { dib::BI_RGB };
-        let comp = if b.guest.is_some() { b.compression } else { comp };
-        for x in [comp, (b.bits.stride * b.bits.height as usize) as u32, 0, 0, 0, 0] {
+        let comp = if b.bits.bpp == 16 || b.bits.bpp == 32 {
+            dib::BI_BITFIELDS
+        } else {
+            dib::BI_RGB
+        };
+        let comp = if b.guest.is_some() {
+            b.compression
+        } else {
+            comp
+        };
+        for x in [
+            comp,
+            (b.bits.stride * b.bits.height as usize) as u32,
+            0,
+            0,
+            0,
+            0,
+        ] {
             v.extend(x.to_le_bytes());
         }
         env.mem.poke(bmi, &v);
@@ -548,7 +673,17 @@ pub fn default_palette(bpp: u16) -> Vec<Colorref> {
     }
 }
 
-fn set_dib_bits(env: &mut Env, hdc: u32, hbm: u32, start: u32, lines: u32, bits: u32, bmi: u32, usage: u32) -> i32 {
+#[allow(clippy::too_many_arguments)]
+fn set_dib_bits(
+    env: &mut Env,
+    hdc: u32,
+    hbm: u32,
+    start: u32,
+    lines: u32,
+    bits: u32,
+    bmi: u32,
+    usage: u32,
+) -> i32 {
     let Some(info) = read_bmi(env, bmi, usage, hdc) else {
         return 0;
     };
@@ -563,7 +698,11 @@ fn set_dib_bits(env: &mut Env, hdc: u32, hbm: u32, start: u32, lines: u32, bits:
     // DIB scan line k (bottom-up numbering unless top-down) maps to row.
     for k in start as i32..start as i32 + lines {
         let row = if info.top_down { k } else { h - 1 - k };
-        let dst_row = if info.top_down { k } else { b.bits.height - 1 - k };
+        let dst_row = if info.top_down {
+            k
+        } else {
+            b.bits.height - 1 - k
+        };
         for x in 0..info.width.min(b.bits.width) {
             let c = src.color_at(x, row);
             let v = b.bits.from_color(c);
@@ -574,7 +713,15 @@ fn set_dib_bits(env: &mut Env, hdc: u32, hbm: u32, start: u32, lines: u32, bits:
     lines
 }
 
-fn create_dib_bitmap(env: &mut Env, hdc: u32, header: u32, init: u32, bits: u32, bmi: u32, usage: u32) -> u32 {
+fn create_dib_bitmap(
+    env: &mut Env,
+    hdc: u32,
+    header: u32,
+    init: u32,
+    bits: u32,
+    bmi: u32,
+    usage: u32,
+) -> u32 {
     let Some(hinfo) = read_bmi(env, header, 0, hdc) else {
         return 0;
     };

@@ -72,7 +72,11 @@ pub fn read_str(m: &Memory, a: u32, n: i32, wide: bool) -> Option<Vec<u16>> {
     if wide {
         let mut b = vec![0u8; 2 * n as usize];
         m.peek(a, &mut b)?;
-        Some(b.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect())
+        Some(
+            b.chunks(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect(),
+        )
     } else {
         let mut b = vec![0u8; n as usize];
         m.peek(a, &mut b)?;
@@ -118,7 +122,11 @@ pub fn read_logfont(m: &Memory, a: u32, wide: bool) -> Option<LogFont> {
             .take_while(|&u| u != 0)
             .collect()
     } else {
-        b[28..60].iter().take_while(|&&c| c != 0).map(|&c| c as u16).collect()
+        b[28..60]
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u16)
+            .collect()
     };
     Some(LogFont {
         height: l(0),
@@ -183,7 +191,7 @@ pub fn textmetric_bytes(f: &crate::gdi::font::Face, lf: &LogFont, wide: bool) ->
         96,
         96,
     ] {
-        b.extend((v as i32).to_le_bytes());
+        b.extend(v.to_le_bytes());
     }
     // first, last, default, break characters
     let chars: [u16; 4] = [0x20, 0xFF, b'?' as u16, 0x20];

@@ -94,7 +94,7 @@ impl Bits {
         let d = &self.data;
         match self.bpp {
             1 => (d[row + x / 8] >> (7 - x % 8)) as u32 & 1,
-            4 => (d[row + x / 2] >> if x % 2 == 0 { 4 } else { 0 }) as u32 & 0xF,
+            4 => (d[row + x / 2] >> if x.is_multiple_of(2) { 4 } else { 0 }) as u32 & 0xF,
             8 => d[row + x] as u32,
             16 => u16::from_le_bytes([d[row + 2 * x], d[row + 2 * x + 1]]) as u32,
             24 => {
@@ -124,7 +124,7 @@ impl Bits {
             }
             4 => {
                 let b = &mut d[row + x / 2];
-                *b = if x % 2 == 0 {
+                *b = if x.is_multiple_of(2) {
                     (*b & 0x0F) | ((v as u8 & 0xF) << 4)
                 } else {
                     (*b & 0xF0) | (v as u8 & 0xF)
@@ -208,7 +208,10 @@ impl Bits {
         for row in 0..h {
             let src = if top_down { row } else { h - 1 - row };
             let a = addr.wrapping_add((src * n) as u32);
-            if mem.peek(a, &mut self.data[row * n..(row + 1) * n]).is_none() {
+            if mem
+                .peek(a, &mut self.data[row * n..(row + 1) * n])
+                .is_none()
+            {
                 return false;
             }
         }
@@ -258,10 +261,20 @@ mod tests {
         let mut b4 = Bits::new(3, 2, 4);
         b4.palette[5] = rgb(0, 0, 128);
         let cases: [(Bits, Colorref, u32, Colorref); 6] = [
-            (Bits::new(9, 2, 1), rgb(200, 200, 200), 1, rgb(255, 255, 255)),
+            (
+                Bits::new(9, 2, 1),
+                rgb(200, 200, 200),
+                1,
+                rgb(255, 255, 255),
+            ),
             (b4, rgb(0, 0, 120), 5, rgb(0, 0, 128)),
             (Bits::new(3, 2, 8), rgb(1, 1, 1), 0, 0),
-            (Bits::new(3, 2, 16), rgb(255, 128, 7), 0x7C00 | 16 << 5, rgb(0xFF, 0x84, 0)),
+            (
+                Bits::new(3, 2, 16),
+                rgb(255, 128, 7),
+                0x7C00 | 16 << 5,
+                rgb(0xFF, 0x84, 0),
+            ),
             (Bits::new(3, 2, 24), rgb(1, 2, 3), 0x010203, rgb(1, 2, 3)),
             (Bits::new(3, 2, 32), rgb(1, 2, 3), 0x010203, rgb(1, 2, 3)),
         ];

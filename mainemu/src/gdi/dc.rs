@@ -114,7 +114,10 @@ impl Dc {
     pub fn to_device(&self, x: i32, y: i32) -> (i32, i32) {
         let s = &self.s;
         if s.map_mode == 1 {
-            return (x - s.window_org.0 + s.viewport_org.0, y - s.window_org.1 + s.viewport_org.1);
+            return (
+                x - s.window_org.0 + s.viewport_org.0,
+                y - s.window_org.1 + s.viewport_org.1,
+            );
         }
         let sc = |v: i32, wo: i32, we: i32, vo: i32, ve: i32| -> i32 {
             if we == 0 {
@@ -123,8 +126,20 @@ impl Dc {
             ((v - wo) as i64 * ve as i64 / we as i64) as i32 + vo
         };
         (
-            sc(x, s.window_org.0, s.window_ext.0, s.viewport_org.0, s.viewport_ext.0),
-            sc(y, s.window_org.1, s.window_ext.1, s.viewport_org.1, s.viewport_ext.1),
+            sc(
+                x,
+                s.window_org.0,
+                s.window_ext.0,
+                s.viewport_org.0,
+                s.viewport_ext.0,
+            ),
+            sc(
+                y,
+                s.window_org.1,
+                s.window_ext.1,
+                s.viewport_org.1,
+                s.viewport_ext.1,
+            ),
         )
     }
 
@@ -138,11 +153,26 @@ impl Dc {
             ((v - vo) as i64 * we as i64 / ve as i64) as i32 + wo
         };
         if s.map_mode == 1 {
-            return (x - s.viewport_org.0 + s.window_org.0, y - s.viewport_org.1 + s.window_org.1);
+            return (
+                x - s.viewport_org.0 + s.window_org.0,
+                y - s.viewport_org.1 + s.window_org.1,
+            );
         }
         (
-            sc(x, s.window_org.0, s.window_ext.0, s.viewport_org.0, s.viewport_ext.0),
-            sc(y, s.window_org.1, s.window_ext.1, s.viewport_org.1, s.viewport_ext.1),
+            sc(
+                x,
+                s.window_org.0,
+                s.window_ext.0,
+                s.viewport_org.0,
+                s.viewport_ext.0,
+            ),
+            sc(
+                y,
+                s.window_org.1,
+                s.window_ext.1,
+                s.viewport_org.1,
+                s.viewport_ext.1,
+            ),
         )
     }
 
@@ -188,12 +218,12 @@ pub fn dashes(style: u32) -> &'static [u32] {
 /// The hatch patterns (8x8, a set bit draws the hatch colour, MSB = left).
 pub fn hatch_rows(h: u32) -> [u8; 8] {
     match h {
-        0 => [0, 0, 0, 0xFF, 0, 0, 0, 0],                                 // HS_HORIZONTAL
-        1 => [0x08; 8],                                                   // HS_VERTICAL
-        2 => [0x80, 0x40, 0x20, 0x10, 0x08, 0x04, 0x02, 0x01],            // HS_FDIAGONAL \
-        3 => [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80],            // HS_BDIAGONAL /
-        4 => [0x08, 0x08, 0x08, 0xFF, 0x08, 0x08, 0x08, 0x08],            // HS_CROSS
-        _ => [0x81, 0x42, 0x24, 0x18, 0x18, 0x24, 0x42, 0x81],            // HS_DIAGCROSS
+        0 => [0, 0, 0, 0xFF, 0, 0, 0, 0], // HS_HORIZONTAL
+        1 => [0x08; 8],                   // HS_VERTICAL
+        2 => [0x80, 0x40, 0x20, 0x10, 0x08, 0x04, 0x02, 0x01], // HS_FDIAGONAL \
+        3 => [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80], // HS_BDIAGONAL /
+        4 => [0x08, 0x08, 0x08, 0xFF, 0x08, 0x08, 0x08, 0x08], // HS_CROSS
+        _ => [0x81, 0x42, 0x24, 0x18, 0x18, 0x24, 0x42, 0x81], // HS_DIAGCROSS
     }
 }
 
@@ -238,7 +268,12 @@ impl Gdi {
                         }
                     })
                     .collect();
-                Paint::Pattern { w: 8, h: 8, px, org }
+                Paint::Pattern {
+                    w: 8,
+                    h: 8,
+                    px,
+                    org,
+                }
             }
             bs::PATTERN | bs::DIBPATTERN | bs::DIBPATTERNPT => match &b.pattern {
                 Some((p, mono)) if p.width > 0 && p.height > 0 => {
@@ -247,13 +282,22 @@ impl Gdi {
                         for x in 0..p.width {
                             let v = p.get(x, y);
                             px.push(Some(if *mono {
-                                bits.from_color(if v & 1 == 0 { dc.text_color } else { dc.bk_color })
+                                bits.from_color(if v & 1 == 0 {
+                                    dc.text_color
+                                } else {
+                                    dc.bk_color
+                                })
                             } else {
                                 bits.from_color(p.to_color(v))
                             }));
                         }
                     }
-                    Paint::Pattern { w: p.width, h: p.height, px, org }
+                    Paint::Pattern {
+                        w: p.width,
+                        h: p.height,
+                        px,
+                        org,
+                    }
                 }
                 _ => Paint::None,
             },
@@ -352,7 +396,12 @@ impl Gdi {
     }
 
     /// Runs `f` on the DC's target; `None` for an unknown DC.
-    pub fn draw<R>(&mut self, mem: &mut Memory, hdc: u32, f: impl FnOnce(&mut Target) -> R) -> Option<R> {
+    pub fn draw<R>(
+        &mut self,
+        mem: &mut Memory,
+        hdc: u32,
+        f: impl FnOnce(&mut Target) -> R,
+    ) -> Option<R> {
         let mut t = self.begin(mem, hdc)?;
         let r = f(&mut t);
         self.end(mem, t);
@@ -492,7 +541,10 @@ impl Gdi {
             let brush = t.brush.clone();
             let s = source.as_ref().map(|s| {
                 let (sx0, sy0) = s.dc.to_device(src.unwrap().1, src.unwrap().2);
-                let (sx1, sy1) = s.dc.to_device(src.unwrap().1 + src.unwrap().3, src.unwrap().2 + src.unwrap().4);
+                let (sx1, sy1) = s.dc.to_device(
+                    src.unwrap().1 + src.unwrap().3,
+                    src.unwrap().2 + src.unwrap().4,
+                );
                 let conv = if s.mono && !dst_mono {
                     SrcConv::MonoToColor {
                         fg: t.bits.from_color(t.dc.text_color),
@@ -500,7 +552,10 @@ impl Gdi {
                     }
                 } else if dst_mono && !s.mono {
                     SrcConv::ColorToMono { bk: s.bk }
-                } else if s.bits.bpp == t.bits.bpp && s.bits.palette == t.bits.palette && s.bits.masks == t.bits.masks {
+                } else if s.bits.bpp == t.bits.bpp
+                    && s.bits.palette == t.bits.palette
+                    && s.bits.masks == t.bits.masks
+                {
                     SrcConv::Raw
                 } else {
                     SrcConv::Color
@@ -544,7 +599,10 @@ impl Gdi {
             let (tx, ty) = t.pt(x, y);
             let (tx2, ty2) = t.pt(x + w, y + h);
             let brush = t.brush.clone();
-            let conv = if bits.bpp == t.bits.bpp && bits.palette == t.bits.palette && bits.masks == t.bits.masks {
+            let conv = if bits.bpp == t.bits.bpp
+                && bits.palette == t.bits.palette
+                && bits.masks == t.bits.masks
+            {
                 SrcConv::Raw
             } else {
                 SrcConv::Color
@@ -661,9 +719,13 @@ mod tests {
         let mut g = Gdi::new(8, 8, 0);
         let mut mem = Memory::new();
         let hdc = g.create_dc(None);
-        let bmp = g.add(Object::Bitmap(super::super::BitmapObj::ddb(Bits::new(6, 6, 32))));
+        let bmp = g.add(Object::Bitmap(super::super::BitmapObj::ddb(Bits::new(
+            6, 6, 32,
+        ))));
         g.select(hdc, bmp);
-        g.draw(&mut mem, hdc, |t| t.fill(Rect::new(0, 0, 6, 6), &Paint::Solid(0xFFFFFF)));
+        g.draw(&mut mem, hdc, |t| {
+            t.fill(Rect::new(0, 0, 6, 6), &Paint::Solid(0xFFFFFF))
+        });
         let red = g.add(Object::Brush(super::super::BrushObj {
             style: bs::SOLID,
             color: rgb(255, 0, 0),
@@ -671,11 +733,21 @@ mod tests {
             pattern: None,
         }));
         g.select(hdc, red);
-        g.draw(&mut mem, hdc, |t| t.shape(Shape::Rectangle, Rect::new(0, 0, 4, 4)));
-        assert_eq!(art(&g, hdc, 6, 5), ["####..", "#oo#..", "#oo#..", "####..", "......"]);
+        g.draw(&mut mem, hdc, |t| {
+            t.shape(Shape::Rectangle, Rect::new(0, 0, 4, 4))
+        });
+        assert_eq!(
+            art(&g, hdc, 6, 5),
+            ["####..", "#oo#..", "#oo#..", "####..", "......"]
+        );
         let np = g.stock(stock::NULL_PEN);
         g.select(hdc, np);
-        g.draw(&mut mem, hdc, |t| t.shape(Shape::Rectangle, Rect::new(2, 2, 6, 6)));
-        assert_eq!(art(&g, hdc, 6, 6)[2..], ["#oooo.", "##ooo.", "..ooo.", "......"]);
+        g.draw(&mut mem, hdc, |t| {
+            t.shape(Shape::Rectangle, Rect::new(2, 2, 6, 6))
+        });
+        assert_eq!(
+            art(&g, hdc, 6, 6)[2..],
+            ["#oooo.", "##ooo.", "..ooo.", "......"]
+        );
     }
 }

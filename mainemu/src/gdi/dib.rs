@@ -42,7 +42,8 @@ impl DibInfo {
     /// table holds u16 indexes into `dc_palette` (DIB_PAL_COLORS).
     pub fn parse(b: &[u8], pal_colors: bool, dc_palette: &[Colorref]) -> Result<DibInfo, String> {
         let size = u32_at(b, 0).ok_or("BITMAPINFO truncated")? as usize;
-        let (width, height, bpp, compression, clr_used, size_image, masks_at, rgbquad) = match size {
+        let (width, height, bpp, compression, clr_used, size_image, masks_at, rgbquad) = match size
+        {
             12 => (
                 u16_at(b, 4).ok_or("truncated")? as i16 as i32,
                 u16_at(b, 6).ok_or("truncated")? as i16 as i32,
@@ -77,7 +78,11 @@ impl DibInfo {
             if !matches!(bpp, 16 | 32) {
                 return Err("BI_BITFIELDS needs 16 or 32 bits per pixel".into());
             }
-            let at = if size == 40 { off } else { masks_at.unwrap_or(40) };
+            let at = if size == 40 {
+                off
+            } else {
+                masks_at.unwrap_or(40)
+            };
             masks = [
                 u32_at(b, at).ok_or("masks truncated")?,
                 u32_at(b, at + 4).ok_or("masks truncated")?,
@@ -114,7 +119,13 @@ impl DibInfo {
             };
             palette.push(c);
         }
-        off += if pal_colors { 2 * n } else if rgbquad { 4 * n } else { 3 * n };
+        off += if pal_colors {
+            2 * n
+        } else if rgbquad {
+            4 * n
+        } else {
+            3 * n
+        };
         Ok(DibInfo {
             width,
             height: height.abs(),
@@ -155,7 +166,11 @@ impl DibInfo {
                 let n = b.stride;
                 let h = self.height as usize;
                 if data.len() < n * h {
-                    return Err(format!("DIB bits truncated: {} of {} bytes", data.len(), n * h));
+                    return Err(format!(
+                        "DIB bits truncated: {} of {} bytes",
+                        data.len(),
+                        n * h
+                    ));
                 }
                 for row in 0..h {
                     let src = if self.top_down { row } else { h - 1 - row };
@@ -241,7 +256,15 @@ pub fn convert(src: &Bits, info: &DibInfo) -> Bits {
     for y in 0..src.height {
         for x in 0..src.width {
             let v = src.get(x, y);
-            out.set(x, y, if same { v } else { out.from_color(src.to_color(v)) });
+            out.set(
+                x,
+                y,
+                if same {
+                    v
+                } else {
+                    out.from_color(src.to_color(v))
+                },
+            );
         }
     }
     out
@@ -280,26 +303,38 @@ mod tests {
         let mut h = header(2, 2, 1, BI_RGB);
         h.extend([0, 0, 255, 0, 255, 0, 0, 0]); // red, blue
         let i = DibInfo::parse(&h, false, &[]).unwrap();
-        assert_eq!((i.width, i.height, i.top_down, i.header_bytes), (2, 2, false, 48));
+        assert_eq!(
+            (i.width, i.height, i.top_down, i.header_bytes),
+            (2, 2, false, 48)
+        );
         assert_eq!(i.palette, vec![rgb(255, 0, 0), rgb(0, 0, 255)]);
         // Bottom-up: the first row in memory is the bottom one.
         let b = i.decode(&[0x40, 0, 0, 0, 0x80, 0, 0, 0]).unwrap();
-        assert_eq!((b.get(0, 0), b.get(1, 0), b.get(0, 1), b.get(1, 1)), (1, 0, 0, 1));
+        assert_eq!(
+            (b.get(0, 0), b.get(1, 0), b.get(0, 1), b.get(1, 1)),
+            (1, 0, 0, 1)
+        );
         let mut h = header(1, -1, 16, BI_BITFIELDS);
         h.extend(0xF800u32.to_le_bytes());
         h.extend(0x07E0u32.to_le_bytes());
         h.extend(0x001Fu32.to_le_bytes());
         let i = DibInfo::parse(&h, false, &[]).unwrap();
-        assert_eq!((i.masks, i.top_down, i.header_bytes), ([0xF800, 0x7E0, 0x1F], true, 52));
+        assert_eq!(
+            (i.masks, i.top_down, i.header_bytes),
+            ([0xF800, 0x7E0, 0x1F], true, 52)
+        );
         let b = i.decode(&[0x00, 0xF8, 0, 0]).unwrap();
-        assert_eq!(b.color_at(0, 0), rgb(0xF8, 0, 0));
+        assert_eq!(b.color_at(0, 0), rgb(0xFF, 0, 0));
         assert!(DibInfo::parse(&header(1, 1, 7, 0), false, &[]).is_err());
         assert!(DibInfo::parse(&[1, 2], false, &[]).is_err());
-        // RLE8: a run of 3 of index 1, end of line, then a literal 2,1 on the top row.
+        // RLE8: a run of 3 of index 1, end of line, a literal 2,1,2 (padded to a word) on the top row, end.
         let mut h = header(3, 2, 8, BI_RLE8);
         h.extend([0u8; 1024]);
         let i = DibInfo::parse(&h, false, &[]).unwrap();
-        let b = i.decode(&[3, 1, 0, 0, 0, 2, 2, 1, 0, 1]).unwrap();
-        assert_eq!((b.get(0, 1), b.get(2, 1), b.get(0, 0), b.get(1, 0)), (1, 1, 2, 1));
+        let b = i.decode(&[3, 1, 0, 0, 0, 3, 2, 1, 2, 0, 0, 1]).unwrap();
+        assert_eq!(
+            (b.get(0, 1), b.get(2, 1), b.get(0, 0), b.get(1, 0), b.get(2, 0)),
+            (1, 1, 2, 1, 2)
+        );
     }
 }

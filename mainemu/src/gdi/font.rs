@@ -39,7 +39,10 @@ impl OriginDimensions for Grid {
 impl DrawTarget for Grid {
     type Color = BinaryColor;
     type Error = std::convert::Infallible;
-    fn draw_iter<I: IntoIterator<Item = Pixel<BinaryColor>>>(&mut self, it: I) -> Result<(), Self::Error> {
+    fn draw_iter<I: IntoIterator<Item = Pixel<BinaryColor>>>(
+        &mut self,
+        it: I,
+    ) -> Result<(), Self::Error> {
         for Pixel(p, c) in it {
             if c.is_on() && p.x >= 0 && p.y >= 0 && p.x < CELL_W && p.y < CELL_H {
                 self.px[(p.y * CELL_W + p.x) as usize] = true;
@@ -94,7 +97,11 @@ impl Face {
     /// cell height, 0: default) and weight.
     pub fn new(height: i32, weight: i32, underline: bool, strikeout: bool) -> Face {
         let h = height.abs();
-        let scale = if h == 0 { 1 } else { ((h + CELL_H / 2) / CELL_H).max(1) };
+        let scale = if h == 0 {
+            1
+        } else {
+            ((h + CELL_H / 2) / CELL_H).max(1)
+        };
         Face {
             bold: weight >= 600,
             scale,
@@ -180,9 +187,18 @@ mod tests {
         assert_eq!(ink(b' '), 0);
         assert!(ink(b'A') > 10, "{}", ink(b'A'));
         assert!(ink(b'W') > ink(b'.'));
-        assert!(glyphs(true).cells[b'l' as usize].iter().filter(|&&b| b).count() > ink(b'l'));
+        assert!(
+            glyphs(true).cells[b'l' as usize]
+                .iter()
+                .filter(|&&b| b)
+                .count()
+                > ink(b'l')
+        );
         let f = Face::new(0, 400, false, false);
-        assert_eq!((f.height(), f.char_width(), f.ascent() + f.descent()), (13, 6, 13));
+        assert_eq!(
+            (f.height(), f.char_width(), f.ascent() + f.descent()),
+            (13, 6, 13)
+        );
         assert_eq!(Face::new(-26, 700, false, false).scale, 2);
     }
 }

@@ -127,7 +127,12 @@ pub struct LogFont {
 
 impl LogFont {
     pub fn face(&self) -> font::Face {
-        font::Face::new(self.height, self.weight, self.underline != 0, self.strikeout != 0)
+        font::Face::new(
+            self.height,
+            self.weight,
+            self.underline != 0,
+            self.strikeout != 0,
+        )
     }
 }
 
@@ -461,8 +466,14 @@ mod tests {
     fn stock_objects_and_handles() {
         let g = Gdi::new(64, 48, rgb(0, 128, 128));
         assert_eq!(g.get(g.stock(stock::BLACK_PEN)).unwrap().kind(), obj::PEN);
-        assert_eq!(g.get(g.stock(stock::NULL_BRUSH)).unwrap().kind(), obj::BRUSH);
-        assert_eq!(g.get(g.stock(stock::DEFAULT_GUI_FONT)).unwrap().kind(), obj::FONT);
+        assert_eq!(
+            g.get(g.stock(stock::NULL_BRUSH)).unwrap().kind(),
+            obj::BRUSH
+        );
+        assert_eq!(
+            g.get(g.stock(stock::DEFAULT_GUI_FONT)).unwrap().kind(),
+            obj::FONT
+        );
         assert_eq!(g.screen.color_at(10, 10), rgb(0, 128, 128));
         assert_eq!(&g.screen_rgb()[..3], &[0, 128, 128]);
     }

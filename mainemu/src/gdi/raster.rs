@@ -115,7 +115,12 @@ impl Canvas<'_> {
         }
         let m = self.bits.raw_mask();
         let w = self.bits.width;
-        for r in self.clip.rects.iter().filter(|r| r.top <= y && y < r.bottom) {
+        for r in self
+            .clip
+            .rects
+            .iter()
+            .filter(|r| r.top <= y && y < r.bottom)
+        {
             let a = x0.max(r.left).max(0);
             let b = x1.min(r.right).min(w);
             for x in a..b {
@@ -291,7 +296,10 @@ pub fn shape_region(shape: Shape, r: Rect) -> Region {
                 (r.left, r.bottom - eh),
                 (r.right - ew, r.bottom - eh),
             ] {
-                rg = rg.combine(&Region::ellipse(Rect::new(x, y, x + ew, y + eh)), super::region::Op::Or);
+                rg = rg.combine(
+                    &Region::ellipse(Rect::new(x, y, x + ew, y + eh)),
+                    super::region::Op::Or,
+                );
             }
             rg
         }
@@ -313,7 +321,12 @@ impl Canvas<'_> {
         let w = pen.width.max(1);
         let outer = if w > 1 && !inside_frame {
             // The wide pen is centred on the box's edges.
-            Rect::new(r.left - (w - 1) / 2, r.top - (w - 1) / 2, r.right + w / 2, r.bottom + w / 2)
+            Rect::new(
+                r.left - (w - 1) / 2,
+                r.top - (w - 1) / 2,
+                r.right + w / 2,
+                r.bottom + w / 2,
+            )
         } else {
             r
         };
@@ -324,7 +337,12 @@ impl Canvas<'_> {
         if !pen.dashes.is_empty() && w == 1 && shape == Shape::Rectangle {
             let (l, t, rr, b) = (r.left, r.top, r.right - 1, r.bottom - 1);
             let mut st = 0;
-            for (a, bb) in [((l, t), (rr, t)), ((rr, t), (rr, b)), ((rr, b), (l, b)), ((l, b), (l, t))] {
+            for (a, bb) in [
+                ((l, t), (rr, t)),
+                ((rr, t), (rr, b)),
+                ((rr, b), (l, b)),
+                ((l, b), (l, t)),
+            ] {
                 self.line(a.0, a.1, bb.0, bb.1, pen, &mut st);
             }
         } else {
@@ -403,10 +421,20 @@ impl Canvas<'_> {
             srcv.reserve((w * h) as usize);
             for j in 0..h {
                 let jj = if flip_y { h - 1 - j } else { j };
-                let yy = sy + if sh == h { jj } else { (jj as i64 * sh as i64 / h.max(1) as i64) as i32 };
+                let yy = sy
+                    + if sh == h {
+                        jj
+                    } else {
+                        (jj as i64 * sh as i64 / h.max(1) as i64) as i32
+                    };
                 for i in 0..w {
                     let ii = if flip_x { w - 1 - i } else { i };
-                    let xx = sx + if sw == w { ii } else { (ii as i64 * sw as i64 / w.max(1) as i64) as i32 };
+                    let xx = sx
+                        + if sw == w {
+                            ii
+                        } else {
+                            (ii as i64 * sw as i64 / w.max(1) as i64) as i32
+                        };
                     let raw = s.get(xx, yy);
                     srcv.push(match conv {
                         SrcConv::Raw => raw,
@@ -478,7 +506,10 @@ mod tests {
     fn lines_exclude_their_last_point() {
         assert_eq!(line_points(0, 0, 3, 0), vec![(0, 0), (1, 0), (2, 0)]);
         assert_eq!(line_points(0, 0, 0, -2), vec![(0, 0), (0, -1)]);
-        assert_eq!(line_points(0, 0, 4, 2), vec![(0, 0), (1, 0), (2, 1), (3, 1)]);
+        assert_eq!(
+            line_points(0, 0, 4, 2),
+            vec![(0, 0), (1, 0), (2, 1), (3, 1)]
+        );
         assert_eq!(line_points(5, 5, 5, 5), vec![]);
     }
 }

@@ -93,6 +93,9 @@ pub enum Op {
     Diff = 4,
 }
 
+/// One band of a sweep: top, bottom, x intervals.
+type Band = (i32, i32, Vec<(i32, i32)>);
+
 /// A region.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Region {
@@ -184,7 +187,7 @@ impl Region {
             .collect();
         ys.sort_unstable();
         ys.dedup();
-        let mut bands: Vec<(i32, i32, Vec<(i32, i32)>)> = Vec::new();
+        let mut bands: Vec<Band> = Vec::new();
         for w in ys.windows(2) {
             let iv = combine_intervals(&intervals(self, w[0]), &intervals(o, w[0]), op);
             if iv.is_empty() {
