@@ -195,8 +195,12 @@ pub mod op {
     pub const ST32: u32 = ST + 2;
     pub const STC32: u32 = STC + 2;
 
+    /// `[op]` at a program's entry, written by `E1Arena::divert`: the
+    /// program runs elsewhere (the `jit` arm); exit `Divert` with its id.
+    pub const DIVERT: u32 = IN + 20;
+
     /// Number of ops.
-    pub const COUNT_OPS: u32 = IN + 20;
+    pub const COUNT_OPS: u32 = IN + 21;
 
     /// Words per op (op word included); `None` for an unknown op.
     pub const fn len(op: u32) -> Option<usize> {
@@ -225,6 +229,7 @@ pub mod op {
             CHK => 9,
             STOPIF => 2,
             X87 => 13,
+            DIVERT => 1,
             _ => return None,
         })
     }
