@@ -90,6 +90,9 @@ impl Repro {
         for c in &mut run.companions {
             c.program = relativize(&c.program);
         }
+        for f in &mut run.files {
+            *f = relativize(f);
+        }
         Repro {
             format: FORMAT.into(),
             run,
@@ -162,6 +165,9 @@ pub fn load(path: impl AsRef<Path>) -> Result<Repro, String> {
     r.run.program = resolve(&r.run.program, base);
     for c in &mut r.run.companions {
         c.program = resolve(&c.program, base);
+    }
+    for f in &mut r.run.files {
+        *f = resolve(f, base);
     }
     Ok(r)
 }
