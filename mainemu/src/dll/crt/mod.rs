@@ -7,6 +7,21 @@
 
 use super::{Env, Ret};
 
+pub mod math;
+
+/// The C runtime's process state (shared by msvcrt and ucrtbase): file
+/// descriptors, streams, atexit table, and the small per-process values.
+#[derive(Default)]
+pub struct State {
+    /// atexit/_onexit functions, run in reverse order by exit().
+    pub atexit: Vec<u32>,
+    /// rand()'s state.
+    pub rand_next: u32,
+    /// strtok's position.
+    pub strtok_next: u32,
+    pub wcstok_next: u32,
+}
+
 pub fn strlen(env: &mut Env, s: u32) -> u32 {
     env.mem.peek_cstr(s, 1 << 24).map_or(0, |v| v.len() as u32)
 }
