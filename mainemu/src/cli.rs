@@ -239,6 +239,9 @@ pub fn main() -> std::process::ExitCode {
             for (k, v) in &s.api_calls {
                 eprintln!("  {v:>8} {k}");
             }
+            for m in &s.proc_misses {
+                eprintln!("  GetProcAddress found nothing for {m}");
+            }
             if let Some(j) = json {
                 if let Err(e) = std::fs::write(
                     &j,

@@ -69,6 +69,8 @@ pub struct PipeBuf {
 #[derive(Debug)]
 pub enum Object {
     File(FileObj),
+    /// The NUL device: reads end at once, writes vanish.
+    Null,
     Console(ConsoleKind),
     Find(FindObj),
     Event {
@@ -109,6 +111,7 @@ impl Object {
     pub fn kind(&self) -> &'static str {
         match self {
             Object::File(_) => "file",
+            Object::Null => "null device",
             Object::Console(_) => "console",
             Object::Find(_) => "find",
             Object::Event { .. } => "event",

@@ -6,11 +6,13 @@
 //! from the shared `x86-cpu` crate (issue 13: no duplicates with toyvm).
 //! Designs reach the engine only after they pass their gates on toyvm.
 
+pub mod civil;
 pub mod cli;
 pub mod dll;
 pub mod files;
 pub mod handles;
 pub mod heap;
+pub mod io;
 pub mod memory;
 pub mod modules;
 pub mod pe;

@@ -99,6 +99,9 @@ pub fn data_export(env: &mut Env, dll_name: &str, v: &dll::DataDecl) -> u32 {
         .expect("room for a data export");
     env.mem.poke(a, v.init).expect("fresh allocation");
     env.data.insert(key, a);
+    if let Some(f) = v.fill {
+        f(env, a);
+    }
     a
 }
 

@@ -480,6 +480,9 @@ fn service_api(p: &mut Process, e: &'static crate::dll::ExportDecl, d: &'static 
         p.env.last_error = le;
     }
     let r = (e.imp)(&mut p.env, &args);
+    if !matches!(r, Ret::Block { .. }) {
+        p.env.threads.cur_mut().wait_deadline = None;
+    }
     let origin = Origin::Api {
         ret,
         esp: esp.wrapping_add(4 + e.pop_bytes()),
@@ -514,7 +517,11 @@ impl Process {
                         "a guest call returned to the host with no call pending (esp {esp:#010x})"
                     ));
                 };
-                self.env.cpu().regs[reg::ESP] = f.sp_base;
+                let cpu = self.env.cpu();
+                cpu.regs[reg::ESP] = f.sp_base;
+                for (k, r) in [reg::EBX, reg::ESI, reg::EDI, reg::EBP].into_iter().enumerate() {
+                    cpu.regs[r] = f.saved[k];
+                }
                 self.env.clock = self.env.threads.cur().cpu.clock;
                 let r = (f.then)(&mut self.env, eax);
                 self.finish(r, f.origin)
@@ -589,12 +596,18 @@ impl Process {
                     }
                 }
                 let t = self.env.threads.cur_mut();
+                let r = &t.cpu.regs;
+                let saved = [r[reg::EBX], r[reg::ESI], r[reg::EDI], r[reg::EBP]];
                 t.frames.push(Frame {
                     sp_base,
+                    saved,
                     then: gc.then,
                     origin,
                 });
                 t.cpu.regs[reg::ESP] = esp;
+                if let Some(ebp) = gc.ebp {
+                    t.cpu.regs[reg::EBP] = ebp;
+                }
                 t.cpu.eip = gc.func;
                 Service::Continue
             }

@@ -30,6 +30,9 @@ pub struct Summary {
     pub dispatches: u64,
     pub ending: Ending,
     pub api_calls: std::collections::BTreeMap<String, u64>,
+    /// GetProcAddress lookups mainemu could not answer (`dll!name`): the
+    /// program took its fallback path where Windows might not have.
+    pub proc_misses: Vec<String>,
 }
 
 /// Execution arms mainemu has.
@@ -184,6 +187,7 @@ pub fn run_arm(p: &mut Process, arm: Arm, budget: u64, out: &mut dyn FnMut(u8, &
         dispatches: p.env.threads.list.iter().map(|t| t.cpu.clock).max().unwrap_or(0),
         ending,
         api_calls: p.calls.clone(),
+        proc_misses: p.env.proc_misses.iter().cloned().collect(),
     }
 }
 

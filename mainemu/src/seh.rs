@@ -421,6 +421,17 @@ pub fn raise(env: &mut Env, c: u32, flags: u32, n: u32, args: u32) -> Ret {
 /// each, then returns `value` to its caller.
 pub fn unwind(env: &mut Env, target: u32, rec: u32, value: u32) -> Ret {
     let at = caller_context(env, 16);
+    unwind_from(env, target, rec, &at, Box::new(move |_| Ret::Value(value)))
+}
+
+/// The unwind walk with the caller's registers `at`, then `last`.
+pub fn unwind_from(
+    env: &mut Env,
+    target: u32,
+    rec: u32,
+    at: &Cpu,
+    last: Box<dyn FnOnce(&mut Env) -> Ret>,
+) -> Ret {
     let esp = env.cpu().regs[reg::ESP];
     let (ctx, own_rec, _, new_esp) = frame_below(esp);
     let rec = if rec == 0 {
@@ -435,16 +446,22 @@ pub fn unwind(env: &mut Env, target: u32, rec: u32, value: u32) -> Ret {
     } else {
         rec
     };
-    write_context(&mut env.mem, ctx, &at);
+    write_context(&mut env.mem, ctx, at);
     let flags = env.mem.peek_u32(rec + 4).unwrap_or(0)
         | UNWINDING
         | if target == 0 { EXIT_UNWIND } else { 0 };
     env.mem.poke_u32(rec + 4, flags);
     env.cpu().regs[reg::ESP] = new_esp;
-    unwind_walk(env, target, rec, ctx, value)
+    unwind_walk(env, target, rec, ctx, last)
 }
 
-fn unwind_walk(env: &mut Env, target: u32, rec: u32, ctx: u32, value: u32) -> Ret {
+fn unwind_walk(
+    env: &mut Env,
+    target: u32,
+    rec: u32,
+    ctx: u32,
+    last: Box<dyn FnOnce(&mut Env) -> Ret>,
+) -> Ret {
     let teb = env.teb();
     let frame = env.mem.peek_u32(teb).unwrap_or(0xFFFF_FFFF);
     if frame == target || frame == 0xFFFF_FFFF || frame == 0 {
@@ -453,7 +470,7 @@ fn unwind_walk(env: &mut Env, target: u32, rec: u32, ctx: u32, value: u32) -> Re
                 "RtlUnwind: target frame {target:#010x} is not on the exception chain"
             ));
         }
-        return Ret::Value(value);
+        return last(env);
     }
     if !frame_valid(env, frame) || (target != 0 && frame > target) {
         return Ret::Stop(format!(
@@ -465,6 +482,6 @@ fn unwind_walk(env: &mut Env, target: u32, rec: u32, ctx: u32, value: u32) -> Re
         let next = env.mem.peek_u32(frame).unwrap_or(0xFFFF_FFFF);
         let teb = env.teb();
         env.mem.poke_u32(teb, next);
-        unwind_walk(env, target, rec, ctx, value)
+        unwind_walk(env, target, rec, ctx, last)
     })
 }

@@ -37,6 +37,8 @@ pub struct Frame {
     /// ESP before the arguments were pushed (restored when the call returns,
     /// whether the callee popped them or not).
     pub sp_base: u32,
+    /// EBX, ESI, EDI, EBP at the call (restored when it returns).
+    pub saved: [u32; 4],
     pub then: Then,
     pub origin: Origin,
 }
@@ -63,6 +65,11 @@ pub struct Thread {
     pub state: State,
     /// The thread was woken from a wait and is retrying its call (not counted again).
     pub retrying: bool,
+    /// The deadline of the wait in progress (u64::MAX: none), kept across
+    /// retries and cleared when the call completes.
+    pub wait_deadline: Option<u64>,
+    /// A condition-variable sleep in progress: (variable, generation, woken).
+    pub cv_wait: Option<(u32, u64, bool)>,
     pub suspend_count: u32,
     /// GetLastError of this thread while it is not the current one.
     pub last_error: u32,
@@ -128,6 +135,8 @@ impl Threads {
             frames: Vec::new(),
             state: State::Runnable,
             retrying: false,
+            wait_deadline: None,
+            cv_wait: None,
             suspend_count: 0,
             last_error: 0,
             exit_code: STILL_ACTIVE,

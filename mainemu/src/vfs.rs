@@ -158,6 +158,53 @@ impl Drives {
         Ok(format!("{d}:\\{}", comps.join("\\")))
     }
 
+    /// GetFullPathName's answer: lexical only (nothing is looked up or
+    /// refused), `..` stops at the root, `/` becomes `\\`, each name loses
+    /// trailing dots and spaces, UNC and `\\?\\` paths pass through, a
+    /// trailing separator is kept.
+    pub fn lexical_full(&self, guest: &str) -> String {
+        let p = guest.replace('/', "\\");
+        if p.starts_with("\\\\") {
+            return p;
+        }
+        let b = p.as_bytes();
+        let (drive, rest) = if b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic() {
+            ((b[0] as char).to_ascii_uppercase(), &p[2..])
+        } else {
+            (self.cwd.0, &p[..])
+        };
+        let mut comps: Vec<String> = if rest.starts_with('\\') || drive != self.cwd.0 {
+            Vec::new()
+        } else {
+            self.cwd.1.clone()
+        };
+        let trailing = rest.ends_with('\\') && !rest.trim_end_matches('\\').is_empty();
+        for raw in rest.split('\\') {
+            match raw {
+                "" | "." => {}
+                ".." => {
+                    comps.pop();
+                }
+                _ => {
+                    let c = raw.trim_end_matches(['.', ' ']);
+                    if !c.is_empty() {
+                        comps.push(c.to_string());
+                    }
+                }
+            }
+        }
+        let mut out = format!("{drive}:\\{}", comps.join("\\"));
+        if trailing && !comps.is_empty() {
+            out.push('\\');
+        }
+        out
+    }
+
+    /// The current drive letter.
+    pub fn cwd_drive(&self) -> char {
+        self.cwd.0
+    }
+
     /// Resolves a path the call will create, write, rename or delete:
     /// refused on a read-only drive.
     pub fn resolve_write(&self, guest: &str) -> Result<PathBuf, PathError> {

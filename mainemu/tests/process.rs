@@ -102,10 +102,10 @@ fn api_calls_at_thunks() {
     call(&mut p, t, &[]);
     assert_eq!(p.env.cpu().regs[reg::EAX], 3000);
     // An unimplemented import stops with its name and the return address.
-    let t = thunk_of(&mut p, "msvcrt.dll", "signal");
+    let t = thunk_of(&mut p, "msvcrt.dll", "_no_such_export");
     assert_eq!(
         call(&mut p, t, &[0, 0, 0]),
-        Service::Stop("unimplemented MSVCRT!signal called from 0x00401006".into())
+        Service::Stop("unimplemented MSVCRT!_no_such_export called from 0x00401006".into())
     );
     // Returning from the entry point exits with EAX.
     p.env.cpu().regs[reg::ESP] = esp0;
@@ -221,11 +221,11 @@ fn printf_family_through_thunks() {
         p.env.console[1],
         (2, b"n=-1 s=hello.exe \"a b\"\n".to_vec())
     );
-    // _snprintf truncates and reports -1.
+    // _snprintf (msvcrt's rule) fills the buffer without a NUL and reports -1.
     let t = thunk_of(&mut p, "msvcrt.dll", "_snprintf");
     call(&mut p, t, &[buf + 32, 5, buf, 7, cmd]);
     assert_eq!(p.env.cpu().regs[reg::EAX] as i32, -1);
-    assert_eq!(p.env.mem.peek_cstr(buf + 32, 16).unwrap(), b"n=7 ");
+    assert_eq!(p.env.mem.peek_cstr(buf + 32, 16).unwrap(), b"n=7 s");
 }
 
 #[test]

@@ -23,31 +23,35 @@ use crate::memory::Memory;
 /// type implements [`IntoRet`].
 #[macro_export]
 macro_rules! dll {
-    ($dll:literal; $( @also $also:path; )* $( @data $dname:ident [$dsize:literal] = $dinit:expr; )* $( $conv:ident fn $name:ident $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
-        $(
-            #[allow(non_snake_case, unused_variables, unused_mut, clippy::unused_unit)]
-            pub fn $name($env: &mut $crate::dll::Env, args: &[u32]) -> $crate::dll::Ret {
-                #[allow(clippy::too_many_arguments)]
-                fn body($env: &mut $crate::dll::Env $(, $arg: $ty)*) $(-> $ret)? $body
-                let mut _i = 0usize;
-                $( let $arg: $ty = $crate::dll::FromArg::from_arg(args.get({ _i += 1; _i - 1 }).copied().unwrap_or(0)); )*
-                $crate::dll::IntoRet::into_ret(body($env $(, $arg)*))
-            }
-        )*
+    ($dll:literal; $( @also $also:path; )* $( @data $dname:ident [$dsize:literal] = $dinit:expr $(, $dfill:expr)? ; )* $( $conv:ident fn $name:ident $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
         /// This DLL's export table, generated from the declarations above.
         pub static DLL: $crate::dll::DllDecl = $crate::dll::DllDecl {
             name: $dll,
             also: &[ $( &$also ),* ],
-            data: &[ $( $crate::dll::DataDecl { name: stringify!($dname), size: $dsize, init: &$dinit } ),* ],
+            data: &[ $( $crate::dll::DataDecl { name: stringify!($dname), size: $dsize, init: &$dinit, fill: $crate::dll!(@fill $($dfill)?) } ),* ],
             exports: &[ $( $crate::dll::ExportDecl {
                 name: stringify!($name),
                 ordinal: $crate::dll!(@ord $($ord)?),
                 conv: $crate::dll::Conv::$conv,
                 args: &[ $( stringify!($arg) ),* ],
-                imp: $name,
+                // The wrapper lives inside the table entry, so a body may call a
+                // module helper of the export's own name.
+                imp: {
+                    #[allow(non_snake_case, unused_variables, unused_mut, clippy::unused_unit, clippy::too_many_arguments)]
+                    fn __export_body($env: &mut $crate::dll::Env $(, $arg: $ty)*) $(-> $ret)? $body
+                    #[allow(unused_variables, unused_mut)]
+                    fn __export_wrapper(env: &mut $crate::dll::Env, args: &[u32]) -> $crate::dll::Ret {
+                        let mut _i = 0usize;
+                        $( let $arg: $ty = $crate::dll::FromArg::from_arg(args.get({ _i += 1; _i - 1 }).copied().unwrap_or(0)); )*
+                        $crate::dll::IntoRet::into_ret(__export_body(env $(, $arg)*))
+                    }
+                    __export_wrapper
+                },
             } ),* ],
         };
     };
+    (@fill) => { None };
+    (@fill $f:expr) => { Some($f) };
     (@ord) => { None };
     (@ord $o:literal) => { Some($o) };
 }
@@ -100,6 +104,9 @@ pub enum Ret {
 pub struct GuestCall {
     pub func: u32,
     pub args: Vec<u32>,
+    /// EBP to enter with (SEH filter and finally funclets run on their
+    /// function's frame); EBX, ESI, EDI and EBP are restored on return.
+    pub ebp: Option<u32>,
     pub then: crate::threads::Then,
 }
 
@@ -113,6 +120,21 @@ impl Ret {
         Ret::Call(GuestCall {
             func,
             args,
+            ebp: None,
+            then: Box::new(then),
+        })
+    }
+
+    /// Calls a funclet `func` on the frame `ebp` (no arguments).
+    pub fn call_funclet(
+        func: u32,
+        ebp: u32,
+        then: impl FnOnce(&mut Env, u32) -> Ret + 'static,
+    ) -> Ret {
+        Ret::Call(GuestCall {
+            func,
+            args: vec![],
+            ebp: Some(ebp),
             then: Box::new(then),
         })
     }
@@ -244,6 +266,8 @@ pub struct DataDecl {
     pub name: &'static str,
     pub size: u32,
     pub init: &'static [u8],
+    /// Fills the variable at process time (values known only then: argc, the environment).
+    pub fill: Option<fn(&mut Env, u32)>,
 }
 
 /// One DLL's declarations.
@@ -255,6 +279,18 @@ pub struct DllDecl {
     pub also: &'static [&'static DllDecl],
     pub data: &'static [DataDecl],
     pub exports: &'static [ExportDecl],
+}
+
+impl DllDecl {
+    /// Its own exports, then those of the tables it names with `@also`
+    /// (recursively), in declaration order.
+    pub fn all_exports(&'static self) -> Vec<&'static ExportDecl> {
+        let mut v: Vec<&'static ExportDecl> = self.exports.iter().collect();
+        for t in self.also {
+            v.extend(t.all_exports());
+        }
+        v
+    }
 }
 
 /// Every DLL the engine implements, by canonical (lowercase) name.
@@ -284,9 +320,8 @@ pub fn resolve(dll: &str, name: &crate::pe::ImportName) -> Resolution {
     let c = crate::pe::apiset::canonical(dll);
     let decl = DLLS.iter().find(|d| d.name == c);
     let found = decl.and_then(|d| {
-        std::iter::once(*d)
-            .chain(d.also.iter().copied())
-            .flat_map(|t| t.exports.iter())
+        d.all_exports()
+            .into_iter()
             .find(|e| match name {
                 ImportName::Name { name, .. } => e.name == name,
                 ImportName::Ordinal(o) => e.ordinal == Some(*o),
@@ -330,6 +365,10 @@ pub struct Env {
     pub last_error: u32,
     /// Console output in the order the program wrote it (fd 1 and 2 tagged).
     pub console: Vec<(u8, Vec<u8>)>,
+    /// The console's modes, code pages, title (kernel32's console calls).
+    pub con: kernel32::console::Console,
+    /// What GetStdHandle answers (input, output, error).
+    pub std_handles: [u32; 3],
     /// Console input (host stdin, or what a test gives), read as the guest asks.
     pub stdin: Box<dyn std::io::Read>,
     /// TLS slot allocation (TlsAlloc index → in use); values live in each TEB.
@@ -376,6 +415,10 @@ pub struct Env {
     pub unhandled_filter: u32,
     /// SetErrorMode's mode.
     pub error_mode: u32,
+    /// GetProcAddress lookups that found nothing (`dll!name`), for the summary.
+    pub proc_misses: std::collections::BTreeSet<String>,
+    /// Condition variables' wake generations, by address.
+    pub cv_gens: std::collections::BTreeMap<u32, u64>,
     /// The run stops at the first exception no handler takes (report with
     /// registers); set by SEH dispatch, read by the run loop.
     pub fatal: Option<String>,
@@ -388,6 +431,12 @@ impl Env {
             clock: 0,
             last_error: 0,
             console: Vec::new(),
+            con: Default::default(),
+            std_handles: [
+                crate::process::STD_INPUT,
+                crate::process::STD_OUTPUT,
+                crate::process::STD_ERROR,
+            ],
             stdin: Box::new(std::io::empty()),
             tls_used: Vec::new(),
             fls_callbacks: Vec::new(),
@@ -412,7 +461,21 @@ impl Env {
             unhandled_filter: 0,
             error_mode: 0,
             fatal: None,
+            cv_gens: Default::default(),
+            proc_misses: Default::default(),
         }
+    }
+
+    /// A condition variable's wake generation.
+    pub fn cv_generation(&self, cv: u32) -> u64 {
+        self.cv_gens.get(&cv).copied().unwrap_or(0)
+    }
+
+    /// Wakes the sleepers of a condition variable (all of them: a wake of
+    /// one may wake more, as spurious wakeups are allowed).
+    pub fn cv_wake(&mut self, cv: u32) {
+        *self.cv_gens.entry(cv).or_default() += 1;
+        self.threads.epoch += 1;
     }
 
     /// The current thread's CPU.
@@ -652,6 +715,16 @@ mod tests {
     use crate::pe::ImportName;
 
     #[test]
+    fn each_export_is_declared_once_per_dll() {
+        for d in DLLS {
+            let mut names: Vec<&str> = d.all_exports().iter().map(|e| e.name).collect();
+            names.sort();
+            let dups: Vec<&str> = names.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+            assert!(dups.is_empty(), "{}: declared twice: {dups:?}", d.name);
+        }
+    }
+
+    #[test]
     fn resolution_and_stub_messages() {
         let by_name = |s: &str| ImportName::Name {
             hint: 0,
@@ -668,7 +741,7 @@ mod tests {
                 by_name("strlen"),
                 Some("ucrtbase.dll"),
             ),
-            ("msvcrt.dll", by_name("qsort"), None),
+            ("msvcrt.dll", by_name("_no_such_export"), None),
             ("msvcrt.dll", by_name("_iob"), Some("msvcrt.dll")),
             ("OLEAUT32.dll", ImportName::Ordinal(2), None),
         ];

@@ -17,7 +17,7 @@ build() { # name, then extra args
     "$@"
   fi
 }
-for p in hello cmdline heap fileio; do
+for p in hello cmdline heap fileio files crtio threads seh; do
   build $p.exe $cc -O1 -s -o "$out/$p.exe" "$src/$p.c"
 done
 build testdll.res.o i686-w64-mingw32-windres "$src/testdll.rc" -o "$out/testdll.res.o"

@@ -5,9 +5,18 @@
 //! Owns string and memory helpers over guest memory; must not do I/O itself
 //! beyond [`super::Env::write_console`].
 
-use super::{Env, Ret};
+use super::Env;
 
+pub mod except;
+pub mod fd;
+pub mod files;
 pub mod math;
+pub mod misc;
+pub mod scanf;
+pub mod startup;
+pub mod stdio;
+pub mod string;
+pub mod time;
 
 /// The C runtime's process state (shared by msvcrt and ucrtbase): file
 /// descriptors, streams, atexit table, and the small per-process values.
@@ -15,61 +24,43 @@ pub mod math;
 pub struct State {
     /// atexit/_onexit functions, run in reverse order by exit().
     pub atexit: Vec<u32>,
-    /// rand()'s state.
-    pub rand_next: u32,
+    /// rand()'s state per thread.
+    pub rand: std::collections::BTreeMap<u32, u32>,
     /// strtok's position.
     pub strtok_next: u32,
     pub wcstok_next: u32,
-}
-
-pub fn strlen(env: &mut Env, s: u32) -> u32 {
-    env.mem.peek_cstr(s, 1 << 24).map_or(0, |v| v.len() as u32)
-}
-
-pub fn memcpy(env: &mut Env, dst: u32, src: u32, n: u32) -> u32 {
-    let mut b = vec![0; n as usize];
-    if env.mem.peek(src, &mut b).is_some() {
-        env.mem.poke(dst, &b);
-    }
-    dst
-}
-
-pub fn memset(env: &mut Env, dst: u32, c: u32, n: u32) -> u32 {
-    env.mem.poke(dst, &vec![c as u8; n as usize]);
-    dst
-}
-
-pub fn strcmp(env: &mut Env, a: u32, b: u32) -> i32 {
-    let a = env.mem.peek_cstr(a, 1 << 24).unwrap_or_default();
-    let b = env.mem.peek_cstr(b, 1 << 24).unwrap_or_default();
-    match a.cmp(&b) {
-        std::cmp::Ordering::Less => -1,
-        std::cmp::Ordering::Equal => 0,
-        std::cmp::Ordering::Greater => 1,
-    }
-}
-
-pub fn puts(env: &mut Env, s: u32) -> i32 {
-    let mut v = env.mem.peek_cstr(s, 1 << 24).unwrap_or_default();
-    v.push(b'\n');
-    env.write_console(1, &v);
-    0
-}
-
-pub fn exit(code: u32) -> Ret {
-    Ret::Exit(code)
+    /// File descriptors (fd module).
+    pub fds: Vec<Option<fd::Fd>>,
+    /// FILE streams by guest address (stdio module).
+    pub streams: std::collections::BTreeMap<u32, stdio::Stream>,
+    /// Each thread's errno block (thread id → address of [errno, _doserrno]).
+    pub errno_blocks: std::collections::BTreeMap<u32, u32>,
+    /// The default text/binary mode when the program has no `_fmode` variable.
+    pub fmode: u32,
+    /// Counter for tmpnam/tmpfile/_tempnam names.
+    pub tmp_counter: u32,
+    pub umask: u32,
+    /// signal() handlers by signal number (0 = SIG_DFL).
+    pub signals: std::collections::BTreeMap<u32, u32>,
+    pub invalid_handler: u32,
+    pub new_mode: i32,
 }
 
 /// malloc and friends run on the process heap.
 pub fn malloc(env: &mut Env, n: u32) -> u32 {
     let h = env.process_heap;
-    env.with_heap(h, |heap, m| heap.alloc(m, n, false))
-        .flatten()
-        .unwrap_or(0)
+    match env.with_heap(h, |heap, m| heap.alloc(m, n, false)).flatten() {
+        Some(a) => a,
+        None => {
+            fd::set_errno(env, fd::errno::ENOMEM);
+            0
+        }
+    }
 }
 
 pub fn calloc(env: &mut Env, count: u32, size: u32) -> u32 {
     let Some(n) = count.checked_mul(size) else {
+        fd::set_errno(env, fd::errno::ENOMEM);
         return 0;
     };
     let h = env.process_heap;
@@ -99,77 +90,78 @@ pub fn free(env: &mut Env, p: u32) {
     }
 }
 
-pub fn strchr(env: &mut Env, s: u32, c: u32) -> u32 {
-    let b = env.mem.peek_cstr(s, 1 << 24).unwrap_or_default();
-    let c = c as u8;
-    if c == 0 {
-        return s + b.len() as u32;
-    }
-    b.iter().position(|&x| x == c).map_or(0, |i| s + i as u32)
-}
-
-pub fn strncmp(env: &mut Env, a: u32, b: u32, n: u32) -> i32 {
-    let a = env.mem.peek_cstr(a, n as usize).unwrap_or_default();
-    let b = env.mem.peek_cstr(b, n as usize).unwrap_or_default();
-    match a.cmp(&b) {
-        std::cmp::Ordering::Less => -1,
-        std::cmp::Ordering::Equal => 0,
-        std::cmp::Ordering::Greater => 1,
+/// The `_fmode` the program set (msvcrt's variable when imported, else the runtime's).
+pub fn fmode(env: &Env) -> u32 {
+    match env.data.get("msvcrt.dll!_fmode") {
+        Some(&a) => env.mem.peek_u32(a).unwrap_or(0),
+        None => env.crt.fmode,
     }
 }
 
-pub fn wcslen(env: &mut Env, s: u32) -> u32 {
-    env.mem.peek_wstr(s, 1 << 23).map_or(0, |v| v.len() as u32)
-}
-
-/// atoi: optional whitespace and sign, then decimal digits (wrapping, as msvcrt's does not saturate).
-pub fn atoi(env: &mut Env, s: u32) -> i32 {
-    let b = env.mem.peek_cstr(s, 4096).unwrap_or_default();
-    let mut i = b
-        .iter()
-        .take_while(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C))
-        .count();
-    let neg = match b.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
-    let mut v: i32 = 0;
-    while let Some(d) = b.get(i).filter(|d| d.is_ascii_digit()) {
-        v = v.wrapping_mul(10).wrapping_add((d - b'0') as i32);
-        i += 1;
-    }
-    if neg {
-        v.wrapping_neg()
-    } else {
-        v
+/// Every C runtime table both DLLs export, for their `@also`.
+pub mod all {
+    crate::dll! { "(crt)";
+        @also super::common::DLL;
+        @also super::string::DLL;
+        @also super::stdio::exports::DLL;
+        @also super::files::DLL;
+        @also super::misc::DLL;
+        @also super::math::exports::DLL;
+        @also super::time::DLL;
+        @also super::scanf::DLL;
     }
 }
 
-/// The C standard exports msvcrt and ucrtbase share, declared once. Not a DLL
-/// of its own: it is not in [`super::DLLS`], only in the two tables' `also`.
+/// The heap calls both runtimes export, declared once. Not a DLL of its
+/// own: it is not in [`super::DLLS`], only in the two tables' `also`.
 pub mod common {
     use super as crt;
 
-    crate::dll! { "(crt common)";
-        cdecl fn strlen(env, s: u32) -> u32 { crt::strlen(env, s) }
-        cdecl fn memcpy(env, dst: u32, src: u32, n: u32) -> u32 { crt::memcpy(env, dst, src, n) }
-        cdecl fn memmove(env, dst: u32, src: u32, n: u32) -> u32 { crt::memcpy(env, dst, src, n) }
-        cdecl fn memset(env, dst: u32, c: u32, n: u32) -> u32 { crt::memset(env, dst, c, n) }
-        cdecl fn strcmp(env, a: u32, b: u32) -> i32 { crt::strcmp(env, a, b) }
-        cdecl fn puts(env, s: u32) -> i32 { crt::puts(env, s) }
-        cdecl fn exit(env, code: u32) -> crate::dll::Ret { crt::exit(code) }
-        cdecl fn _exit(env, code: u32) -> crate::dll::Ret { crt::exit(code) }
-        cdecl fn abs(env, v: i32) -> i32 { v.wrapping_abs() }
+    crate::dll! { "(crt heap)";
         cdecl fn malloc(env, n: u32) -> u32 { crt::malloc(env, n) }
         cdecl fn calloc(env, count: u32, size: u32) -> u32 { crt::calloc(env, count, size) }
         cdecl fn realloc(env, p: u32, n: u32) -> u32 { crt::realloc(env, p, n) }
         cdecl fn free(env, p: u32) { crt::free(env, p) }
+        cdecl fn _recalloc(env, p: u32, count: u32, size: u32) -> u32 {
+            let Some(n) = count.checked_mul(size) else { return 0 };
+            let old = if p == 0 { 0 } else { let h = env.process_heap; env.with_heap(h, |hp, _| hp.size(p)).flatten().unwrap_or(0) };
+            let q = crt::realloc(env, p, n);
+            if q != 0 && n > old { env.mem.poke(q + old, &vec![0u8; (n - old) as usize]); }
+            q
+        }
+        cdecl fn _msize(env, p: u32) -> u32 { let h = env.process_heap; env.with_heap(h, |hp, _| hp.size(p)).flatten().unwrap_or(u32::MAX) }
+        cdecl fn _expand(env, p: u32, n: u32) -> u32 { 0 }
+        cdecl fn _aligned_malloc(env, n: u32, align: u32) -> u32 { aligned_malloc(env, n, align, 0) }
+        cdecl fn _aligned_offset_malloc(env, n: u32, align: u32, off: u32) -> u32 { aligned_malloc(env, n, align, off) }
+        cdecl fn _aligned_free(env, p: u32) { if p != 0 { let raw = env.mem.peek_u32((p & !3) - 4).unwrap_or(0); crt::free(env, raw); } }
+        cdecl fn _aligned_realloc(env, p: u32, n: u32, align: u32) -> u32 {
+            let q = aligned_malloc(env, n, align, 0);
+            if p != 0 && q != 0 {
+                let raw = env.mem.peek_u32((p & !3) - 4).unwrap_or(0);
+                let h = env.process_heap;
+                let old = env.with_heap(h, |hp, _| hp.size(raw)).flatten().unwrap_or(0).saturating_sub(p - raw);
+                crate::dll::crt::string::memcpy(env, q, p, old.min(n));
+                crt::free(env, raw);
+            }
+            q
+        }
+        cdecl fn _heapchk(env) -> i32 { -2 }
+        cdecl fn _heapmin(env) -> i32 { 0 }
+        cdecl fn _heapwalk(env, p: u32) -> i32 { -5 }
+        cdecl fn _set_new_mode(env, m: i32) -> i32 { std::mem::replace(&mut env.crt.new_mode, m) }
+        cdecl fn _query_new_mode(env) -> i32 { env.crt.new_mode }
+        cdecl fn _callnewh(env, n: u32) -> i32 { 0 }
+        cdecl fn _set_new_handler(env, h: u32) -> u32 { 0 }
+        cdecl fn _get_heap_handle(env) -> u32 { env.process_heap }
+    }
+
+    fn aligned_malloc(env: &mut crate::dll::Env, n: u32, align: u32, off: u32) -> u32 {
+        if align == 0 || !align.is_power_of_two() { return 0; }
+        let align = align.max(4);
+        let raw = crt::malloc(env, n + align + 4 + off);
+        if raw == 0 { return 0; }
+        let p = ((raw + 4 + off + align - 1) & !(align - 1)) - off;
+        env.mem.poke_u32((p & !3) - 4, raw);
+        p
     }
 }

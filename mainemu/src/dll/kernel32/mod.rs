@@ -3,8 +3,14 @@
 //! Owns the bodies of kernel32's calls over [`super::Env`]. It must not touch
 //! host files or clocks directly (drives and the guest clock come through Env).
 
-use super::{Env, Ret};
+use super::Env;
 use crate::memory::MemError;
+
+pub mod console;
+pub mod file;
+pub mod sync;
+pub mod system;
+pub mod time;
 
 const HEAP_ZERO_MEMORY: u32 = 8;
 const CP_UTF8: u32 = 65001;
@@ -124,11 +130,6 @@ fn tls_slot(env: &mut Env, i: u32) -> Option<u32> {
     tls_slot_in(env, teb, i)
 }
 
-/// Console handles GetStdHandle gives out (stdin, stdout, stderr).
-pub const STDIN: u32 = 0x10;
-pub const STDOUT: u32 = 0x14;
-pub const STDERR: u32 = 0x18;
-
 fn mem_result(env: &mut Env, r: Result<u32, MemError>) -> u32 {
     match r {
         Ok(v) => v,
@@ -139,64 +140,16 @@ fn mem_result(env: &mut Env, r: Result<u32, MemError>) -> u32 {
     }
 }
 
-/// Writes `n` bytes at `buf` to a console handle; false (and
-/// ERROR_INVALID_HANDLE) for any other handle.
-fn console_write(env: &mut Env, h: u32, buf: u32, n: u32, written: u32) -> bool {
-    let stream = match h {
-        STDOUT => 1,
-        STDERR => 2,
-        _ => {
-            env.last_error = 6;
-            return false;
-        }
-    };
-    let mut bytes = vec![0; n as usize];
-    if env.mem.peek(buf, &mut bytes).is_none() {
-        env.last_error = 998; // ERROR_NOACCESS
-        return false;
-    }
-    env.write_console(stream, &bytes);
-    if written != 0 {
-        env.mem.poke_u32(written, n);
-    }
-    true
-}
-
 crate::dll! { "kernel32.dll";
+    @also file::DLL;
+    @also console::DLL;
+    @also time::DLL;
+    @also sync::DLL;
+    @also system::DLL;
     stdcall fn GetLastError(env) -> u32 { env.last_error }
     stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
     stdcall fn GetCommandLineW(env) -> u32 { env.cmdline_w }
     stdcall fn SetLastError(env, code: u32) { env.last_error = code; }
-    stdcall fn ExitProcess(env, code: u32) -> Ret { Ret::Exit(code) }
-    stdcall fn GetCurrentProcessId(env) -> u32 { 0x100 }
-    stdcall fn GetCurrentThreadId(env) -> u32 { 0x104 }
-    stdcall fn GetCurrentProcess(env) -> u32 { 0xFFFF_FFFF }
-    stdcall fn GetCurrentThread(env) -> u32 { 0xFFFF_FFFE }
-    stdcall fn IsDebuggerPresent(env) -> u32 { 0 }
-    stdcall fn GetVersion(env) -> u32 { 0x0A28_0105 } // 5.1 build 2600 (XP)
-    stdcall fn GetTickCount(env) -> u32 { env.guest_ms() as u32 }
-    stdcall fn GetTickCount64(env) -> u64 { env.guest_ms() }
-    stdcall fn Sleep(env, ms: u32) {}
-    stdcall fn QueryPerformanceFrequency(env, out: u32) -> bool {
-        env.mem.poke(out, &super::DISPATCHES_PER_SECOND.to_le_bytes()).is_some()
-    }
-    stdcall fn QueryPerformanceCounter(env, out: u32) -> bool {
-        let c = env.clock;
-        env.mem.poke(out, &c.to_le_bytes()).is_some()
-    }
-    stdcall fn GetSystemTimeAsFileTime(env, out: u32) {
-        let t = env.guest_filetime();
-        env.mem.poke(out, &t.to_le_bytes());
-    }
-    stdcall fn GetStdHandle(env, which: u32) -> u32 {
-        match which as i32 { -10 => STDIN, -11 => STDOUT, -12 => STDERR, _ => { env.last_error = 6; 0xFFFF_FFFF } }
-    }
-    stdcall fn WriteFile(env, h: u32, buf: u32, n: u32, written: u32, overlapped: u32) -> bool {
-        console_write(env, h, buf, n, written)
-    }
-    stdcall fn WriteConsoleA(env, h: u32, buf: u32, n: u32, written: u32, reserved: u32) -> bool {
-        console_write(env, h, buf, n, written)
-    }
     stdcall fn VirtualAlloc(env, addr: u32, size: u32, kind: u32, protect: u32) -> u32 {
         let r = env.mem.virtual_alloc(addr, size, kind, protect);
         mem_result(env, r)
@@ -231,11 +184,6 @@ crate::dll! { "kernel32.dll";
         match tls_slot(env, i) { Some(a) => env.mem.poke_u32(a, v).is_some(), None => env.fail(87, false) }
     }
     stdcall fn GetProcessHeap(env) -> u32 { env.process_heap }
-    // The guest environment is empty: every lookup is ERROR_ENVVAR_NOT_FOUND.
-    stdcall fn GetEnvironmentVariableA(env, name: u32, buf: u32, n: u32) -> u32 { env.last_error = 203; 0 }
-    stdcall fn GetEnvironmentVariableW(env, name: u32, buf: u32, n: u32) -> u32 { env.last_error = 203; 0 }
-    // The filter is kept for SEH delivery (not yet modelled); the previous one was none.
-    stdcall fn SetUnhandledExceptionFilter(env, filter: u32) -> u32 { 0 }
     // Code pages are single-byte here (1252/ANSI): no lead bytes.
     stdcall fn IsDBCSLeadByteEx(env, cp: u32, b: u32) -> bool { false }
     stdcall fn IsDBCSLeadByte(env, b: u32) -> bool { false }
@@ -244,18 +192,6 @@ crate::dll! { "kernel32.dll";
     }
     stdcall fn WideCharToMultiByte(env, cp: u32, flags: u32, src: u32, n: i32, dst: u32, cap: i32, def: u32, used: u32) -> i32 {
         wide_to_mb(env, cp, src, n, dst, cap)
-    }
-    // Only the main image is a module today: NULL gives its base.
-    stdcall fn GetModuleHandleA(env, name: u32) -> u32 {
-        if name == 0 { env.image_base } else { env.last_error = 126; 0 } // ERROR_MOD_NOT_FOUND
-    }
-    stdcall fn GetModuleHandleW(env, name: u32) -> u32 {
-        if name == 0 { env.image_base } else { env.last_error = 126; 0 }
-    }
-    stdcall fn GetStartupInfoA(env, out: u32) {
-        let mut b = [0u8; 68];
-        b[0] = 68; // cb
-        env.mem.poke(out, &b);
     }
     stdcall fn HeapCreate(env, options: u32, initial: u32, maximum: u32) -> u32 { env.new_heap() }
     stdcall fn HeapDestroy(env, h: u32) -> bool {
@@ -274,40 +210,31 @@ crate::dll! { "kernel32.dll";
     stdcall fn HeapSize(env, h: u32, flags: u32, p: u32) -> u32 {
         env.with_heap(h, |heap, _| heap.size(p)).flatten().unwrap_or(u32::MAX)
     }
-    // One guest thread runs at a time (deterministic scheduling), so a
-    // critical section never blocks: these only have to exist.
-    stdcall fn InitializeCriticalSection(env, cs: u32) {}
-    stdcall fn InitializeCriticalSectionAndSpinCount(env, cs: u32, spin: u32) -> bool { true }
-    stdcall fn EnterCriticalSection(env, cs: u32) {}
-    stdcall fn LeaveCriticalSection(env, cs: u32) {}
-    stdcall fn DeleteCriticalSection(env, cs: u32) {}
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dll::Ret;
     use crate::memory::{mem, prot, Memory};
+    use crate::process::STD_OUTPUT as STDOUT;
 
     fn call(env: &mut Env, name: &str, args: &[u32]) -> Ret {
-        let e = DLL.exports.iter().find(|e| e.name == name).unwrap();
+        let e = DLL.all_exports().into_iter().find(|e| e.name == name).unwrap();
         (e.imp)(env, args)
     }
 
     #[test]
     fn declarations_make_the_table() {
-        let e = DLL.exports.iter().find(|e| e.name == "WriteFile").unwrap();
+        let e = file::DLL.exports.iter().find(|e| e.name == "WriteFile").unwrap();
         assert_eq!((e.args.len(), e.pop_bytes()), (5, 20));
-        assert_eq!(e.args, &["h", "buf", "n", "written", "overlapped"]);
-        let mut names: Vec<_> = DLL.exports.iter().map(|e| e.name).collect();
-        let n = names.len();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), n, "each export declared once");
+        assert_eq!(e.args, &["h", "buf", "n", "put", "ov"]);
     }
 
     #[test]
     fn memory_and_console_calls() {
         let mut env = Env::new(Memory::new());
+        env.handles.add_at(STDOUT, crate::handles::Object::Console(crate::handles::ConsoleKind::Output));
         let a = call(
             &mut env,
             "VirtualAlloc",
