@@ -8,9 +8,11 @@
 
 pub mod civil;
 pub mod cli;
+pub mod desktop;
 pub mod dll;
 pub mod files;
 pub mod handles;
+pub mod gdi;
 pub mod heap;
 pub mod io;
 pub mod memory;

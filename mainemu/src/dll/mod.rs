@@ -57,6 +57,8 @@ macro_rules! dll {
 }
 
 pub mod crt;
+pub mod gdi32;
+pub mod gui_structs;
 pub mod kernel32;
 pub mod msvcrt;
 pub mod ntdll;
@@ -282,6 +284,18 @@ pub struct DllDecl {
 }
 
 impl DllDecl {
+    /// Calls one of this table's exports by name (a body reusing another
+    /// export's behaviour). Panics if the name is not declared: a typo here
+    /// is a bug in mainemu, caught by the first test that reaches it.
+    pub fn call(&'static self, name: &str, env: &mut Env, args: &[u32]) -> Ret {
+        let e = self
+            .all_exports()
+            .into_iter()
+            .find(|e| e.name == name)
+            .unwrap_or_else(|| panic!("{}: no export {name}", self.name));
+        (e.imp)(env, args)
+    }
+
     /// Its own exports, then those of the tables it names with `@also`
     /// (recursively), in declaration order.
     pub fn all_exports(&'static self) -> Vec<&'static ExportDecl> {
@@ -294,7 +308,13 @@ impl DllDecl {
 }
 
 /// Every DLL the engine implements, by canonical (lowercase) name.
-pub static DLLS: &[&DllDecl] = &[&kernel32::DLL, &msvcrt::DLL, &ntdll::DLL, &ucrtbase::DLL];
+pub static DLLS: &[&DllDecl] = &[
+    &kernel32::DLL,
+    &msvcrt::DLL,
+    &ntdll::DLL,
+    &ucrtbase::DLL,
+    &gdi32::DLL,
+];
 
 /// What an import resolves to.
 pub enum Resolution {
@@ -422,6 +442,8 @@ pub struct Env {
     /// The run stops at the first exception no handler takes (report with
     /// registers); set by SEH dispatch, read by the run loop.
     pub fatal: Option<String>,
+    /// The GUI: screen, GDI objects, windows (user32 and gdi32 work on it).
+    pub desktop: Box<crate::desktop::Desktop>,
 }
 
 impl Env {
@@ -463,6 +485,7 @@ impl Env {
             fatal: None,
             cv_gens: Default::default(),
             proc_misses: Default::default(),
+            desktop: Default::default(),
         }
     }
 
