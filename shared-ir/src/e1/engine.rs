@@ -768,6 +768,22 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool>(
                 }
                 leave_at!(ExitReason::Indirect { key }, site, ip, None);
             }
+            op::DIVERT => {
+                // The program runs elsewhere: hand its id (the header word
+                // before the entry) to the caller, clock exact at its entry.
+                st.flags = fl;
+                st.clock = st.clock.wrapping_add(start_left.wrapping_sub(left) as u64);
+                if COUNT {
+                    *uops_out += uops;
+                }
+                return E1Exit {
+                    exit: Exit {
+                        reason: ExitReason::Divert,
+                        ip: mem[pc.wrapping_sub(1) & M],
+                    },
+                    link: None,
+                };
+            }
             _ => {
                 // Not an op: only a corrupted arena gets here.
                 st.flags = fl;

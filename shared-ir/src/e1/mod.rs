@@ -212,8 +212,12 @@ pub mod op {
     pub const ST32: u32 = ST + 2;
     pub const STC32: u32 = STC + 2;
 
+    /// `[op]` at a program's entry, written by `E1Arena::divert`: the
+    /// program runs elsewhere (the `jit` arm); exit `Divert` with its id.
+    pub const DIVERT: u32 = IN + 26;
+
     /// Number of ops.
-    pub const COUNT_OPS: u32 = IN + 20;
+    pub const COUNT_OPS: u32 = IN + 27;
 
     /// Words per op (op word included); `None` for an unknown op.
     pub const fn len(op: u32) -> Option<usize> {
@@ -247,6 +251,7 @@ pub mod op {
             JMPA => 3,
             BRCCA => 6,
             ARITHBRA | BRCMPA => 10,
+            DIVERT => 1,
             _ => return None,
         })
     }

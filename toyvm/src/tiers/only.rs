@@ -1,6 +1,8 @@
 //! The `only-<set>` arms (`only-naive`, `only-baseline`, `only-all`,
-//! `only-constprop.dce`, ...): one driver, parametrized by a
-//! `shared_ir::opt::PassSet`. Every guest instruction runs through a µop
+//! `only-constprop.dce`, ...) and the `jit` arm: one driver, parametrized by
+//! a `shared_ir::opt::PassSet` and by how a program runs (E1, or E1 until
+//! hot and then native code from the `jit` crate, the one arm allowed to
+//! generate code at run time). Every guest instruction runs through a µop
 //! program on E1, built with the naive lowering and then the set's passes
 //! (none for `only-naive`); L1's machinery runs only the
 //! instructions the op set cannot express (one at a time), spin sites (as L1
@@ -236,7 +238,7 @@ pub struct OnlyNaive {
     opts: LowerOpts,
     /// The optimizer passes every program goes through after lowering.
     passes: PassSet,
-    /// The arm's name (`only-` and the set's canonical spelling).
+    /// The arm's name (`only-` and the set's canonical spelling, or `jit`).
     name: &'static str,
     /// `only-t<K>`: programs start on `passes` (naive lines, counting
     /// entries) and a program whose entry counter reaches `k` is rebuilt on
@@ -245,6 +247,9 @@ pub struct OnlyNaive {
     tier_up: Option<TierUp>,
     /// The build in progress is an upper-tier build.
     building_upper: bool,
+    /// The `jit` arm: programs run through its dispatcher, compiled when hot.
+    #[cfg(not(target_family = "wasm"))]
+    jit: Option<Box<jit::Jit>>,
     pub c: Counters,
 }
 
@@ -393,7 +398,55 @@ impl OnlyNaive {
             name: "only-naive",
             tier_up: None,
             building_upper: false,
+            #[cfg(not(target_family = "wasm"))]
+            jit: None,
             c: Counters::default(),
+        }
+    }
+
+    /// The `jit` arm: `only-all` programs (with their entry counters, the
+    /// tier-up signal) compiled to native code once a program has been
+    /// entered `threshold` times on E1. `jit` is
+    /// `jit::DEFAULT_THRESHOLD`; `jit-N` names another threshold.
+    #[cfg(not(target_family = "wasm"))]
+    pub fn with_jit(threshold: u32) -> OnlyNaive {
+        let all = PassSet::named("all").unwrap_or_default();
+        let mut e = OnlyNaive::with_passes(all.without(Pass::NoCount));
+        e.jit = Some(Box::new(jit::Jit::new(
+            threshold,
+            crate::host_clock::thread_ns,
+        )));
+        e.name = if threshold == jit::DEFAULT_THRESHOLD {
+            "jit"
+        } else {
+            intern(format!("jit-{threshold}"))
+        };
+        e
+    }
+
+    /// The engine for `jit` / `jit-N`, `None` for other names.
+    fn jit_arm(arm: &str) -> Option<Result<OnlyNaive, String>> {
+        let t = if arm == "jit" {
+            None
+        } else {
+            Some(arm.strip_prefix("jit-")?)
+        };
+        #[cfg(not(target_family = "wasm"))]
+        {
+            Some(match t {
+                None => Ok(OnlyNaive::with_jit(jit::DEFAULT_THRESHOLD)),
+                Some(n) => n
+                    .parse::<u32>()
+                    .map(OnlyNaive::with_jit)
+                    .map_err(|_| format!("arm `{arm}`: the threshold must be a number")),
+            })
+        }
+        #[cfg(target_family = "wasm")]
+        {
+            let _ = t;
+            Some(Err(format!(
+                "arm `{arm}`: the jit arm generates native code and exists only in native builds"
+            )))
         }
     }
 
@@ -438,6 +491,9 @@ impl OnlyNaive {
     /// (tier-up after K entries); `None` if the name does not start with
     /// `only-`.
     pub fn for_arm(arm: &str) -> Option<Result<OnlyNaive, String>> {
+        if let Some(e) = Self::jit_arm(arm) {
+            return Some(e);
+        }
         let set = arm.strip_prefix("only-")?;
         if let Some(k) = set.strip_prefix('t').filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())) {
             return Some(
@@ -506,6 +562,10 @@ impl OnlyNaive {
     // ----- bookkeeping of programs and L1 blocks -------------------------
 
     fn forget_prog(&mut self, id: ProgId) -> Option<u64> {
+        #[cfg(not(target_family = "wasm"))]
+        if let Some(j) = self.jit.as_mut() {
+            j.forget(id);
+        }
         let meta = self.progs.remove(&id.0)?;
         for &(lo, hi) in &meta.ranges {
             self.code.remove(lo, hi);
@@ -591,6 +651,10 @@ impl OnlyNaive {
     /// bytes).
     fn flush(&mut self, m: &mut Machine) {
         self.arena.clear();
+        #[cfg(not(target_family = "wasm"))]
+        if let Some(j) = self.jit.as_mut() {
+            j.clear();
+        }
         self.harvest_counts();
         self.progs.clear();
         self.sites.clear();
@@ -893,6 +957,10 @@ impl OnlyNaive {
             }
         };
         self.arena.set_head(id);
+        #[cfg(not(target_family = "wasm"))]
+        if let Some(j) = self.jit.as_mut() {
+            j.offer(id, p);
+        }
         for ev in self.arena.take_evicted() {
             self.forget_prog(ev);
             self.c.evictions += 1;
@@ -1113,14 +1181,29 @@ impl OnlyNaive {
                             cr0: cpu.cr0,
                             x87: &mut self.x87,
                         };
-                        e1::run_counting(
-                            &mut self.arena,
-                            &mut rt,
-                            &mut st,
-                            id,
-                            limit,
-                            &mut self.c.uops,
-                        )
+                        #[cfg(not(target_family = "wasm"))]
+                        let jit = self.jit.as_mut();
+                        #[cfg(target_family = "wasm")]
+                        let jit: Option<&mut Box<()>> = None;
+                        match jit {
+                            #[cfg(not(target_family = "wasm"))]
+                            Some(j) => j.run(
+                                &mut self.arena,
+                                &mut rt,
+                                &mut st,
+                                id,
+                                limit,
+                                &mut self.c.uops,
+                            ),
+                            _ => e1::run_counting(
+                                &mut self.arena,
+                                &mut rt,
+                                &mut st,
+                                id,
+                                limit,
+                                &mut self.c.uops,
+                            ),
+                        }
                     };
                     {
                         let v = self.arena.vregs();
@@ -1203,7 +1286,7 @@ impl OnlyNaive {
                             Self::bump(&mut self.c.handbacks_by_reason, "indirect");
                             self.refresh_lookup = true;
                         }
-                        ExitReason::Invalid => {
+                        ExitReason::Invalid | ExitReason::Divert => {
                             Self::bump(&mut self.c.handbacks_by_reason, "invalid");
                             return EngineExit::Stop(StopReason {
                                 cs: cpu.sregs[seg::CS],
@@ -1259,6 +1342,16 @@ impl OnlyNaive {
         }
     }
 
+    /// Whether program `id` runs as the `jit` arm's native code.
+    fn is_native(&self, id: ProgId) -> bool {
+        #[cfg(not(target_family = "wasm"))]
+        if let Some(j) = self.jit.as_ref() {
+            return j.is_native(id);
+        }
+        let _ = id;
+        false
+    }
+
     /// The counters as the report shows them.
     pub fn counters_value(&self) -> serde_json::Value {
         let mut c = self.c.clone();
@@ -1270,7 +1363,30 @@ impl OnlyNaive {
                 c.refusals_by_form.insert(name.clone(), *rf);
             }
         }
+        #[cfg(not(target_family = "wasm"))]
+        if let Some(j) = self.jit.as_ref() {
+            // Compiling is building: the arm's build time includes it.
+            c.build_ns += j.stats.compile_ns;
+        }
         let mut v = serde_json::to_value(&c).unwrap_or(serde_json::Value::Null);
+        #[cfg(not(target_family = "wasm"))]
+        if let (Some(j), Some(o)) = (self.jit.as_ref(), v.as_object_mut()) {
+            let s = &j.stats;
+            o.insert(
+                "jit".into(),
+                serde_json::json!({
+                    "compiled": s.compiled,
+                    "declined": s.declined,
+                    "declined_by": s.declined_by,
+                    "code_bytes": s.code_bytes,
+                    "native_entries": s.native_entries,
+                    "diverts": s.diverts,
+                    "chained": s.chained,
+                    "compile_ns": s.compile_ns,
+                    "live": j.live(),
+                }),
+            );
+        }
         if let (Some(forms), Some(o)) = (self.form_census(), v.as_object_mut()) {
             o.insert(
                 "census_forms".into(),
@@ -1354,11 +1470,16 @@ impl Engine for OnlyNaive {
         let key = code_key(cpu.sbase[seg::CS], cpu.eip);
         Some(match self.sites.get(&key) {
             Some(Site::Prog(id)) => format!(
-                "µop program #{} at {:04X}:{:04X} ({} E1 ops)",
+                "µop program #{} at {:04X}:{:04X} ({} E1 ops{})",
                 id.0,
                 cpu.sregs[seg::CS],
                 cpu.eip,
-                self.arena.ops(*id).unwrap_or(0)
+                self.arena.ops(*id).unwrap_or(0),
+                if self.is_native(*id) {
+                    ", native code"
+                } else {
+                    ""
+                }
             ),
             Some(Site::Fallback(id)) => format!(
                 "L1 fallback instruction `{}`",
