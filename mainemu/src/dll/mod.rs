@@ -57,12 +57,14 @@ macro_rules! dll {
 }
 
 pub mod crt;
+pub mod advapi32;
 pub mod gdi32;
 pub mod gui_structs;
 pub mod kernel32;
 pub mod msvcrt;
 pub mod ntdll;
 pub mod printf;
+pub mod secur32;
 pub mod ucrtbase;
 
 /// How arguments are cleaned up.
@@ -314,6 +316,8 @@ pub static DLLS: &[&DllDecl] = &[
     &ntdll::DLL,
     &ucrtbase::DLL,
     &gdi32::DLL,
+    &advapi32::DLL,
+    &secur32::DLL,
 ];
 
 /// What an import resolves to.

@@ -8,6 +8,7 @@ use crate::memory::MemError;
 
 pub mod console;
 pub mod file;
+pub mod nls;
 pub mod sync;
 pub mod system;
 pub mod time;
@@ -146,6 +147,7 @@ crate::dll! { "kernel32.dll";
     @also time::DLL;
     @also sync::DLL;
     @also system::DLL;
+    @also nls::DLL;
     stdcall fn GetLastError(env) -> u32 { env.last_error }
     stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
     stdcall fn GetCommandLineW(env) -> u32 { env.cmdline_w }

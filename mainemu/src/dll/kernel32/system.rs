@@ -178,6 +178,18 @@ pub fn load_library(env: &mut Env, name: u32, wide: bool) -> Ret {
             if let Some(m) = env.modules.list.iter_mut().find(|m| m.base == base) {
                 m.refs += 1;
             }
+            let calls = init_calls(env, inits);
+            env.last_error = 0;
+            crate::process::init_chain(env, calls, 1, Box::new(move |_| Ret::Value(base)))
+        }
+        Ok(None) => Ret::Value(env.fail(126, 0)),
+        Err(_) => Ret::Value(env.fail(193, 0)), // ERROR_BAD_EXE_FORMAT
+    }
+}
+
+/// The TLS callbacks and DllMains of newly loaded modules (dependencies
+/// first), each with its module base; marks the modules initialized.
+fn init_calls(env: &mut Env, inits: Vec<u32>) -> std::collections::VecDeque<(u32, u32)> {
             let mut calls = std::collections::VecDeque::new();
             for b in inits {
                 if let Some(m) = env.modules.list.iter_mut().find(|m| m.base == b) {
@@ -193,12 +205,62 @@ pub fn load_library(env: &mut Env, name: u32, wide: bool) -> Ret {
                     }
                 }
             }
-            env.last_error = 0;
-            crate::process::init_chain(env, calls, 1, Box::new(move |_| Ret::Value(base)))
+            calls
+}
+
+/// ResolveDelayLoadedAPI: binds the delay-import slot `thunk` described by
+/// the IMAGE_DELAYLOAD_DESCRIPTOR at `desc` of the image at `base` (loading
+/// the DLL, running its DllMain if it is a guest DLL), stores the address in
+/// the slot and the module handle in the descriptor's handle slot, and
+/// returns it. A function nothing implements binds to a stub that names it
+/// when called (as static imports do).
+fn resolve_delay(env: &mut Env, base: u32, desc: u32, thunk: u32) -> Ret {
+    let rd = |env: &Env, o: u32| env.mem.peek_u32(desc + o).unwrap_or(0);
+    // Attribute bit 0: the fields are RVAs (otherwise old-style VAs).
+    let rva = rd(env, 0) & 1 != 0;
+    let va = |x: u32| if rva { base.wrapping_add(x) } else { x };
+    let (name_at, hmod, iat, int) = (va(rd(env, 4)), va(rd(env, 8)), va(rd(env, 12)), va(rd(env, 16)));
+    let Some(dll_name) = env.read_a(name_at) else {
+        return Ret::Value(env.fail(err::INVALID_PARAMETER, 0));
+    };
+    let Some(entry) = env.mem.peek_u32(int + (thunk.wrapping_sub(iat) & !3)) else {
+        return Ret::Value(env.fail(err::INVALID_PARAMETER, 0));
+    };
+    let what = if entry & 0x8000_0000 != 0 {
+        ImportName::Ordinal(entry as u16)
+    } else {
+        let at = va(entry);
+        let hint = env.read_bytes(at, 2).map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+        match env.read_a(at + 2) {
+            Some(name) => ImportName::Name { hint, name },
+            None => return Ret::Value(env.fail(err::INVALID_PARAMETER, 0)),
         }
-        Ok(None) => Ret::Value(env.fail(126, 0)),
-        Err(_) => Ret::Value(env.fail(193, 0)), // ERROR_BAD_EXE_FORMAT
-    }
+    };
+    let (module, calls) = match modules::load_dll(env, &dll_name) {
+        Ok(Some((b, inits))) => (Some(b), init_calls(env, inits)),
+        Ok(None) => (None, Default::default()),
+        Err(e) => return Ret::Stop(format!("ResolveDelayLoadedAPI: {dll_name}: {e}")),
+    };
+    crate::process::init_chain(
+        env,
+        calls,
+        1,
+        Box::new(move |env| {
+            let dll = module
+                .and_then(|b| env.modules.by_base(b).map(|m| m.name.clone()))
+                .unwrap_or(dll_name);
+            match modules::bind_import(env, &dll, &what) {
+                Ok(a) => {
+                    env.mem.poke_u32(thunk, a);
+                    if let (Some(b), true) = (module, hmod != 0 && hmod != base) {
+                        env.mem.poke_u32(hmod, b);
+                    }
+                    Ret::Value(a)
+                }
+                Err(e) => Ret::Stop(format!("ResolveDelayLoadedAPI: {dll}!{what}: {e}")),
+            }
+        }),
+    )
 }
 
 pub fn get_proc_address(env: &mut Env, h: u32, name: u32) -> u32 {
@@ -340,7 +402,7 @@ fn bad_string(env: &Env, p: u32, max: u32, wide: bool) -> bool {
 
 /// GlobalAlloc/LocalAlloc: fixed blocks on the process heap (a handle is
 /// the pointer, so Lock returns it).
-fn gl_alloc(env: &mut Env, flags: u32, n: u32) -> u32 {
+pub(crate) fn gl_alloc(env: &mut Env, flags: u32, n: u32) -> u32 {
     let h = env.process_heap;
     let zero = flags & 0x40 != 0;
     match env.with_heap(h, |heap, m| heap.alloc(m, n.max(1), zero)).flatten() {
@@ -421,6 +483,9 @@ crate::dll! { "(kernel32 system)";
         }
     }
     stdcall fn GetProcAddress(env, h: u32, name: u32) -> u32 { get_proc_address(env, h, name) }
+    stdcall fn ResolveDelayLoadedAPI(env, base: u32, desc: u32, fail_dll: u32, fail_sys: u32, thunk: u32, flags: u32) -> Ret {
+        resolve_delay(env, base, desc, thunk)
+    }
     stdcall fn DisableThreadLibraryCalls(env, h: u32) -> bool { true }
     stdcall fn GetVersion(env) -> u32 { 0x1DB1_0106 } // 6.1 build 7601
     stdcall fn GetVersionExA(env, p: u32) -> bool { version_ex(env, p, false) }
