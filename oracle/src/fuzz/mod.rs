@@ -22,7 +22,7 @@ pub use plan::{generate, shape_of, Plan, Shape};
 pub use report::{Case, FuzzReport, Minimized, ShardId, Verdict};
 pub use rng::Rng;
 
-use crate::compare::{lockstep, Options};
+use crate::compare::{lockstep_verdict, Options};
 use crate::diff;
 use crate::spec::RunSpec;
 use std::path::{Path, PathBuf};
@@ -72,7 +72,7 @@ pub fn check(
 ) -> Result<Option<Vec<String>>, String> {
     std::fs::write(path, prog).map_err(|e| format!("{}: {e}", path.display()))?;
     let spec = RunSpec::new(path, budget);
-    let ls = lockstep(&spec, arms, &options(budget), &mut |_| {})?;
+    let ls = lockstep_verdict(&spec, arms, &options(budget))?;
     if ls.exact() {
         return Ok(None);
     }
