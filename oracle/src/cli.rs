@@ -82,6 +82,10 @@ pub struct FuzzArgs {
     /// Do not shrink diverging programs.
     #[arg(long)]
     pub no_shrink: bool,
+    /// Only write the programs (fS-I.com) into DIR and stop: a corpus for
+    /// `oracle sweep --corpus DIR` or `toyvm census DIR`.
+    #[arg(long)]
+    pub emit: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -527,6 +531,11 @@ fn run_fuzz(a: FuzzArgs) -> Result<ExitCode, String> {
         out: a.out.clone(),
         shrink: !a.no_shrink,
     };
+    if let Some(dir) = &a.emit {
+        let n = crate::fuzz::emit(&o, dir)?;
+        println!("wrote {n} programs to {}", dir.display());
+        return Ok(ExitCode::SUCCESS);
+    }
     let todo = crate::fuzz::indices(&o).len() as u64;
     println!(
         "oracle fuzz: seed {}, {} {} programs{}, arms {}, {} dispatches each",

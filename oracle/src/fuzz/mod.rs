@@ -95,6 +95,19 @@ pub fn indices(o: &FuzzOpts) -> Vec<u64> {
     }
 }
 
+/// Writes the run's programs into `dir` as `fS-I.com` without running
+/// them; returns how many.
+pub fn emit(o: &FuzzOpts, dir: &Path) -> Result<usize, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let todo = indices(o);
+    for &i in &todo {
+        let p = dir.join(format!("f{}-{i}.com", o.seed));
+        std::fs::write(&p, generate(o.seed, i, o.shape))
+            .map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    Ok(todo.len())
+}
+
 /// Runs the fuzz campaign; `progress` is called once per finished program.
 pub fn run(o: &FuzzOpts, progress: &(dyn Fn(&Case) + Sync)) -> Result<FuzzReport, String> {
     if o.arms.len() < 2 {
