@@ -7,7 +7,9 @@
 //! Designs reach the engine only after they pass their gates on toyvm.
 
 pub mod cli;
+pub mod desktop;
 pub mod dll;
+pub mod gdi;
 pub mod heap;
 pub mod memory;
 pub mod pe;

@@ -53,6 +53,8 @@ macro_rules! dll {
 }
 
 pub mod crt;
+pub mod gdi32;
+pub mod gui_structs;
 pub mod kernel32;
 pub mod msvcrt;
 pub mod ntdll;
@@ -179,7 +181,13 @@ pub struct DllDecl {
 }
 
 /// Every DLL the engine implements, by canonical (lowercase) name.
-pub static DLLS: &[&DllDecl] = &[&kernel32::DLL, &msvcrt::DLL, &ntdll::DLL, &ucrtbase::DLL];
+pub static DLLS: &[&DllDecl] = &[
+    &kernel32::DLL,
+    &msvcrt::DLL,
+    &ntdll::DLL,
+    &ucrtbase::DLL,
+    &gdi32::DLL,
+];
 
 /// What an import resolves to.
 pub enum Resolution {
@@ -269,6 +277,8 @@ pub struct Env {
     pub atexit: Vec<u32>,
     /// Addresses of data exports the process allocated, by `dll!name`.
     pub data: std::collections::BTreeMap<String, u32>,
+    /// The GUI: screen, GDI objects, windows (user32 and gdi32 work on it).
+    pub desktop: Box<crate::desktop::Desktop>,
 }
 
 impl Env {
@@ -288,6 +298,7 @@ impl Env {
             atexit: Vec::new(),
             image_base: 0,
             data: Default::default(),
+            desktop: Default::default(),
         }
     }
 

@@ -13,12 +13,16 @@ cc=i686-w64-mingw32-gcc
 # -s: no symbols; -O1: small, readable code. Newer than the binary = rebuilt.
 build() { # name, then extra args
   local name=$1; shift
-  if [ ! -e "$out/$name" ] || [ -n "$(find "$src" -newer "$out/$name" -name '*.[chrd]*' | head -1)" ]; then
+  if [ ! -e "$out/$name" ] || [ -n "$(find "$src" -newer "$out/$name" -name "*.[chrd]*" | head -1)" ]; then
     "$@"
   fi
 }
 for p in hello cmdline heap fileio; do
   build $p.exe $cc -O1 -s -o "$out/$p.exe" "$src/$p.c"
+done
+# GUI programs (docs/mainemu-gui.md): console subsystem, so they print what they drew.
+for p in gdi_shapes gdi_bits; do
+  build $p.exe $cc -O1 -s -o "$out/$p.exe" "$src/$p.c" -lgdi32 -luser32
 done
 build testdll.res.o i686-w64-mingw32-windres "$src/testdll.rc" -o "$out/testdll.res.o"
 build testdll.dll $cc -O1 -s -shared -o "$out/testdll.dll" "$src/testdll.c" "$src/testdll.def" "$out/testdll.res.o" -Wl,--out-implib,"$out/libtestdll.a"
