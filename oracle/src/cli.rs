@@ -316,7 +316,8 @@ fn run_diff(a: DiffArgs) -> Result<ExitCode, String> {
                 for dep in &e.slice_deps {
                     let window = f.map(|f| (f.last_agree, f.sample)).unwrap_or((0, 0));
                     let pair = [arms[0].clone(), arm.clone()];
-                    let path = diff::default_slice_repro_path(&spec, &dep.arm, dep.states[0].dispatches);
+                    let path =
+                        diff::default_slice_repro_path(&spec, &dep.arm, dep.states[0].dispatches);
                     diff::write_slice_repro(&spec, dep, &pair, window, &path)?;
                     println!("slice repro: {}", path.display());
                 }
@@ -543,7 +544,8 @@ fn run_fuzz(a: FuzzArgs) -> Result<ExitCode, String> {
         todo,
         shape,
         match shard.shard {
-            Some(s) if a.index.is_none() => format!(" (shard {}/{} of {})", s.index, s.count, a.count),
+            Some(s) if a.index.is_none() =>
+                format!(" (shard {}/{} of {})", s.index, s.count, a.count),
             _ => String::new(),
         },
         arms.join(","),

@@ -140,7 +140,12 @@ pub enum SliceCheck {
 }
 
 impl SliceRepro {
-    pub fn new(run: &RunSpec, d: &SliceDep, found_with: &[String; 2], window: (u64, u64)) -> SliceRepro {
+    pub fn new(
+        run: &RunSpec,
+        d: &SliceDep,
+        found_with: &[String; 2],
+        window: (u64, u64),
+    ) -> SliceRepro {
         SliceRepro {
             format: SLICE_FORMAT.into(),
             run: portable(run),

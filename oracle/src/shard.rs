@@ -30,7 +30,7 @@ pub struct ShardSel {
 
 /// Parses "I/N" (0 <= I < N).
 pub fn parse(s: &str) -> Result<ShardSpec, String> {
-    let bad = || format!("--shard `{s}`: expected I/N with 0 <= I < N, e.g. 0/4");
+    let bad = || format!("--shard `{s}`: expected I/N, need 0 <= I < N (e.g. 0/4)");
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
     let (i, n) = (
         i.trim().parse::<u64>().map_err(|_| bad())?,
@@ -84,10 +84,7 @@ impl ShardSel {
         if let (Some(i), Some(n)) = (num("ORACLE_SHARD_INDEX")?, num("ORACLE_SHARD_COUNT")?) {
             return pick(i, n, "ORACLE_SHARD_INDEX/ORACLE_SHARD_COUNT");
         }
-        if let (Some(id), Some(n)) = (
-            num("SLURM_ARRAY_TASK_ID")?,
-            num("SLURM_ARRAY_TASK_COUNT")?,
-        ) {
+        if let (Some(id), Some(n)) = (num("SLURM_ARRAY_TASK_ID")?, num("SLURM_ARRAY_TASK_COUNT")?) {
             let min = num("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
             let i = id.checked_sub(min).ok_or_else(|| {
                 format!("SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}")
@@ -122,13 +119,24 @@ mod tests {
     #[test]
     fn explicit_then_environment() {
         let s = |i, n| Some(ShardSpec { index: i, count: n });
-        assert_eq!(ShardSel::resolve_with(Some("1/4"), &env(&[])).unwrap().shard, s(1, 4));
+        assert_eq!(
+            ShardSel::resolve_with(Some("1/4"), &env(&[]))
+                .unwrap()
+                .shard,
+            s(1, 4)
+        );
         assert!(ShardSel::resolve_with(Some("4/4"), &env(&[])).is_err());
         assert!(ShardSel::resolve_with(Some("x"), &env(&[])).is_err());
-        assert_eq!(ShardSel::resolve_with(None, &env(&[])).unwrap(), ShardSel::default());
+        assert_eq!(
+            ShardSel::resolve_with(None, &env(&[])).unwrap(),
+            ShardSel::default()
+        );
         let slurm = ShardSel::resolve_with(
             None,
-            &env(&[("SLURM_ARRAY_TASK_ID", "3"), ("SLURM_ARRAY_TASK_COUNT", "4")]),
+            &env(&[
+                ("SLURM_ARRAY_TASK_ID", "3"),
+                ("SLURM_ARRAY_TASK_COUNT", "4"),
+            ]),
         )
         .unwrap();
         assert_eq!(slurm.shard, s(3, 4));
@@ -139,16 +147,25 @@ mod tests {
             ("SLURM_ARRAY_TASK_MIN", "1"),
             ("SLURM_ARRAY_TASK_COUNT", "4"),
         ]);
-        assert_eq!(ShardSel::resolve_with(None, &one_based).unwrap().shard, s(0, 4));
+        assert_eq!(
+            ShardSel::resolve_with(None, &one_based).unwrap().shard,
+            s(0, 4)
+        );
         let k8s = env(&[("JOB_COMPLETION_INDEX", "2"), ("ORACLE_SHARD_COUNT", "8")]);
         assert_eq!(ShardSel::resolve_with(None, &k8s).unwrap().shard, s(2, 8));
         assert!(ShardSel::resolve_with(None, &env(&[("JOB_COMPLETION_INDEX", "2")])).is_err());
         assert!(ShardSel::resolve_with(
             None,
-            &env(&[("SLURM_ARRAY_TASK_ID", "5"), ("SLURM_ARRAY_TASK_COUNT", "4")])
+            &env(&[
+                ("SLURM_ARRAY_TASK_ID", "5"),
+                ("SLURM_ARRAY_TASK_COUNT", "4")
+            ])
         )
         .is_err());
         // --shard wins over the environment.
-        assert_eq!(ShardSel::resolve_with(Some("0/2"), &k8s).unwrap().shard, s(0, 2));
+        assert_eq!(
+            ShardSel::resolve_with(Some("0/2"), &k8s).unwrap().shard,
+            s(0, 2)
+        );
     }
 }

@@ -198,7 +198,10 @@ fn slicing_dependent_arm_is_reported_not_guessed() {
         other => panic!("not a slice repro: {other:?}"),
     };
     assert_eq!(loaded.format, repro::SLICE_FORMAT);
-    assert_eq!((loaded.dispatch, loaded.window), (300_000, (200_000, 300_000)));
+    assert_eq!(
+        (loaded.dispatch, loaded.window),
+        (300_000, (200_000, 300_000))
+    );
     match loaded.check().unwrap() {
         repro::SliceCheck::Dependent {
             dep: again,
@@ -220,8 +223,14 @@ fn slicing_dependent_arm_is_reported_not_guessed() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains("still slice-dependent, exactly as recorded"), "{text}");
-    assert!(text.contains("plan A: to 299999, then to 300000 in one slice"), "{text}");
+    assert!(
+        text.contains("still slice-dependent, exactly as recorded"),
+        "{text}"
+    );
+    assert!(
+        text.contains("plan A: to 299999, then to 300000 in one slice"),
+        "{text}"
+    );
     assert!(text.contains("plan B: straight to 300000"), "{text}");
 }
 

@@ -219,9 +219,17 @@ fn insns_programs_cover_what_the_docs_claim() {
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!("aliased {aliased}, wrapped {wrapped}, DS apart {seg_apart}, vectors {vectors:x?}");
     assert!(aliased >= 2, "aliased CS in {aliased} programs");
-    assert!(wrapped >= 1, "a line across the end of CS in {wrapped} programs");
+    assert!(
+        wrapped >= 1,
+        "a line across the end of CS in {wrapped} programs"
+    );
     assert!(seg_apart >= 10, "DS away from CS in {seg_apart} programs");
-    for v in [0x00u8, 0x01, 0x03, 0x04, 0x08, 0x10, 0x21, 0x60, 0x61, 0x62, 0x63] {
-        assert!(vectors.contains_key(&v), "vector {v:02X}h never taken: {vectors:x?}");
+    for v in [
+        0x00u8, 0x01, 0x03, 0x04, 0x08, 0x10, 0x21, 0x60, 0x61, 0x62, 0x63,
+    ] {
+        assert!(
+            vectors.contains_key(&v),
+            "vector {v:02X}h never taken: {vectors:x?}"
+        );
     }
 }

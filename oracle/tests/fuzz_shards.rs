@@ -37,8 +37,8 @@ fn fuzz_args(dir: &Path, name: &str) -> Vec<String> {
 
 fn ok(c: &mut Command) -> String {
     let out = c.output().unwrap_or_else(|e| panic!("{c:?}: {e}"));
-    let text = String::from_utf8_lossy(&out.stdout).to_string()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{c:?} failed:\n{text}");
     text
 }
@@ -93,7 +93,10 @@ fn four_shards_through_gnu_parallel_merge_to_the_unsharded_report() {
         .env("SLURM_ARRAY_TASK_MIN", "1")
         .env("SLURM_ARRAY_TASK_COUNT", "4");
     let text = ok(&mut c);
-    assert!(text.contains("shard 2/4 from SLURM_ARRAY_TASK_ID"), "{text}");
+    assert!(
+        text.contains("shard 2/4 from SLURM_ARRAY_TASK_ID"),
+        "{text}"
+    );
     assert_eq!(
         std::fs::read(d.join("slurm.json")).unwrap(),
         std::fs::read(d.join("s2.json")).unwrap()

@@ -510,7 +510,9 @@ fn muldiv(em: &mut Em, r: &mut Rng) -> R {
             let m = ea(em, r)?;
             em.a.imul_2(r.pick(&W32), dword_ptr(m))
         }
-        5 => em.a.imul_3(r.pick(&W16), r.pick(&R16), r.u16() as i16 as i32),
+        5 => {
+            em.a.imul_3(r.pick(&W16), r.pick(&R16), r.u16() as i16 as i32)
+        }
         6 | 7 => {
             // A 2-byte DIV/IDIV r8/r16: divide errors (zero, overflow) go to
             // the program's INT 0 handler, which returns past it.
@@ -572,7 +574,7 @@ fn moves(em: &mut Em, r: &mut Rng) -> R {
             }
         }
         10 => em.db(&[r.pick(&[0x98u8, 0x99, 0x9E, 0x9F])]), // CBW CWD SAHF LAHF
-        11 => em.db(&[0x66, r.pick(&[0x98u8, 0x99])]),      // CWDE CDQ
+        11 => em.db(&[0x66, r.pick(&[0x98u8, 0x99])]),       // CWDE CDQ
         12 => {
             em.a.mov(bx, si)?;
             em.a.and(bx, 0xFF80u32)?;
@@ -1145,7 +1147,11 @@ fn int(em: &mut Em, r: &mut Rng) -> R {
     match r.below(6) {
         0 | 1 => em.a.int(r.pick(&USER_VECTORS) as u32),
         // INT3 (CC), or INT 3 in its two-byte form.
-        2 => em.db(if r.chance(1, 2) { &[0xCC] } else { &[0xCD, 0x03] }),
+        2 => em.db(if r.chance(1, 2) {
+            &[0xCC]
+        } else {
+            &[0xCD, 0x03]
+        }),
         3 => {
             // INTO after an overflow or not.
             if r.chance(1, 2) {
@@ -1218,7 +1224,10 @@ fn dos(em: &mut Em, r: &mut Rng) -> R {
             em.a.int(0x21)
         }
         3 => {
-            em.a.mov(ah, r.pick(&[0x19u32, 0x2A, 0x2C, 0x30, 0x0B, 0x62, 0x54, 0x4D, 0x0E]))?;
+            em.a.mov(
+                ah,
+                r.pick(&[0x19u32, 0x2A, 0x2C, 0x30, 0x0B, 0x62, 0x54, 0x4D, 0x0E]),
+            )?;
             if r.chance(1, 4) {
                 em.a.mov(al, r.u8() as u32)?;
             }
@@ -1343,7 +1352,10 @@ fn video(em: &mut Em, r: &mut Rng) -> R {
 
 fn port_in(em: &mut Em, r: &mut Rng) -> R {
     match r.below(7) {
-        0 => em.a.in_(al, r.pick(&[0x40u32, 0x41, 0x42, 0x61, 0x21, 0x20, 0x60, 0x64])),
+        0 => em.a.in_(
+            al,
+            r.pick(&[0x40u32, 0x41, 0x42, 0x61, 0x21, 0x20, 0x60, 0x64]),
+        ),
         1 => {
             // Latch the counter, read both bytes.
             em.a.mov(al, r.pick(&[0x00u32, 0x40, 0x80]))?;
@@ -1359,7 +1371,10 @@ fn port_in(em: &mut Em, r: &mut Rng) -> R {
         }
         3 => {
             // CMOS: index, then data (the RTC is a function of the clock).
-            em.a.mov(al, r.pick(&[0u32, 2, 4, 6, 7, 8, 9, 0x0A, 0x0B, 0x0C, 0x0D, 0x10, 0x14]))?;
+            em.a.mov(
+                al,
+                r.pick(&[0u32, 2, 4, 6, 7, 8, 9, 0x0A, 0x0B, 0x0C, 0x0D, 0x10, 0x14]),
+            )?;
             em.a.out(0x70u32, al)?;
             em.a.in_(al, 0x71u32)
         }
@@ -1383,7 +1398,8 @@ fn port_out(em: &mut Em, r: &mut Rng) -> R {
     match r.below(7) {
         0 => {
             // PIT channel 0 or 2 reprogrammed (channel 0: IRQ 0 rate).
-            let (ctl, port) = r.pick(&[(0x34u32, 0x40u32), (0x36, 0x40), (0xB6, 0x42), (0xB4, 0x42)]);
+            let (ctl, port) =
+                r.pick(&[(0x34u32, 0x40u32), (0x36, 0x40), (0xB6, 0x42), (0xB4, 0x42)]);
             let d = r.range(0x200, 0xFFFF) as u32;
             em.a.mov(al, ctl)?;
             em.a.out(0x43u32, al)?;
@@ -1620,8 +1636,8 @@ fn patch_imm(em: &mut Em, r: &mut Rng) -> R {
     em.here(id)?;
     em.imm_target(id);
     match r.below(3) {
-        0 => em.db(&[0xB0, r.u8()]), // mov al, imm8
-        1 => em.db(&[0x04, r.u8()]), // add al, imm8
+        0 => em.db(&[0xB0, r.u8()]),         // mov al, imm8
+        1 => em.db(&[0x04, r.u8()]),         // add al, imm8
         _ => em.db(&[0x05, r.u8(), r.u8()]), // add ax, imm16
     }
 }
@@ -1748,13 +1764,17 @@ fn wrap(em: &mut Em, r: &mut Rng) -> R {
     let patch_at = bytes.len() - 2;
     // Where the boundary falls: exactly between two instructions, or
     // inside the last head instruction (it straddles FFFFh/0000h).
-    let back = if r.chance(1, 3) && split > 1 { split - r.range(1, split as u64 - 1) as usize } else { split };
+    let back = if r.chance(1, 3) && split > 1 {
+        split - r.range(1, split as u64 - 1) as usize
+    } else {
+        split
+    };
     let start = (0x1_0000 - back) as u16;
     if bytes.len() - back > 0xF0 {
         return simple(em, r);
     }
     let tail = bytes.len() - back; // bytes written at CS:0000
-    // Save the PSP bytes the tail overwrites (words 0..tail).
+                                   // Save the PSP bytes the tail overwrites (words 0..tail).
     let words = tail.div_ceil(2) as u32;
     for w in 0..words {
         em.a.push(word_ptr(w * 2).cs())?;

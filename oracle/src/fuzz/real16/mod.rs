@@ -300,7 +300,7 @@ pub fn load_seg(em: &mut Em, s: AsmRegisterSegment, k: u16) -> R {
 
 /// The random initial state, the data area and the handlers' IVT entries.
 fn prologue(em: &mut Em, state: u64, f: u8) -> R {
-    let mut r = Rng::new(state ^ 0x5EED_0F_57A7E);
+    let mut r = Rng::new(state ^ 0x05EE_D0F5_7A7E);
     em.a.cld()?;
     if f & feature::FILL != 0 {
         // An LCG over the data area: compact, and every seed fills it
@@ -334,7 +334,15 @@ fn prologue(em: &mut Em, state: u64, f: u8) -> R {
             let at = v as u32 * 4;
             let a = em.addr(id);
             // mov word [es:at], imm16 (fixed length in both passes)
-            em.db(&[0x26, 0xC7, 0x06, at as u8, (at >> 8) as u8, a as u8, (a >> 8) as u8])?;
+            em.db(&[
+                0x26,
+                0xC7,
+                0x06,
+                at as u8,
+                (at >> 8) as u8,
+                a as u8,
+                (a >> 8) as u8,
+            ])?;
             em.a.mov(word_ptr(at + 2).es(), cs)?;
         }
         em.a.push(cs)?;
