@@ -31,6 +31,10 @@ pub enum ExitReason {
     /// The engine met a word that is not an op (`ip` is the word index): an
     /// arena bug, reported instead of a panic.
     Invalid,
+    /// The engine entered a program that runs elsewhere (the `jit` arm's
+    /// native code: [`crate::e1::E1Arena::divert`]); `ip` is its program id.
+    /// Nothing of that program has run; the clock is exact at its entry.
+    Divert,
 }
 
 /// An exit: why, and where the guest resumes.

@@ -15,4 +15,5 @@ pub mod lower;
 pub mod machine;
 pub mod opt;
 pub mod refinterp;
+pub mod region;
 pub mod testkit;

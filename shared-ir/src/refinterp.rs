@@ -148,6 +148,10 @@ pub fn run_program<M: MachineRuntime>(
                     let v = st.flags.cond(cc) as u32;
                     st.wr(dst, v);
                 }
+                Op::StrStep { dst, n } => {
+                    let v = if st.flags.df() { n.wrapping_neg() } else { n };
+                    st.wr(dst, v);
+                }
                 Op::Load {
                     w, dst, addr, site, ..
                 } => {
@@ -268,7 +272,8 @@ pub fn run_program<M: MachineRuntime>(
                         Err(_) => return exit(st, ExitReason::Fallback, site),
                     }
                 }
-                Op::Clock { n } => st.clock = st.clock.wrapping_add(n as u64),
+                // Signed: a negative count gives dispatches back (opt::clock's edges).
+                Op::Clock { n } => st.clock = st.clock.wrapping_add(n as i32 as i64 as u64),
                 Op::ClockCheck { n, site } => {
                     if let Some(r) = pending.reason() {
                         return exit(st, r, site);
@@ -349,6 +354,23 @@ pub fn run_program<M: MachineRuntime>(
         match block.term {
             Term::Jmp(t) => b = t.0 as usize,
             Term::BrCc { cc, t, f } => {
+                b = if st.flags.cond(cc) { t.0 } else { f.0 } as usize;
+            }
+            Term::BrArith {
+                op,
+                w,
+                dst,
+                a,
+                b: bb,
+                cc,
+                t,
+                f,
+            } => {
+                let (x, y) = (st.src(a), st.src(bb));
+                let r = sem::arith(op, w, x, y, &mut st.flags);
+                if let Some(d) = dst {
+                    st.wr(d, r);
+                }
                 b = if st.flags.cond(cc) { t.0 } else { f.0 } as usize;
             }
             Term::BrCmp {

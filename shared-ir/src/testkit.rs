@@ -578,6 +578,10 @@ pub fn gen_op(r: &mut Rng, billed: u32) -> Op {
                 src: gen_src(r, Width::W32),
                 mask: r.next_u64() as u32 & 0x0FD5,
             },
+            3 if r.chance(1, 3) => Op::StrStep {
+                dst: gen_dst(r, Width::W32),
+                n: r.pick(&[1u32, 2, 4]),
+            },
             _ => Op::GetCond {
                 dst: gen_dst(r, Width::W8),
                 cc: r.below(16) as u8,
@@ -811,14 +815,27 @@ pub fn gen_program(r: &mut Rng, key: u64, opts: &GenOptions) -> Program {
         }
         if r.chance(1, 2) {
             let cc = r.below(16) as u8;
-            blocks.push(Block {
-                ops: entry,
-                term: Term::BrCc {
+            let term = if r.chance(1, 3) {
+                // A compare-and-branch (flag forwarding's fused form).
+                let w = r.pick(&[Width::W8, Width::W16, Width::W32]);
+                Term::BrArith {
+                    op: r.pick(&[ArithOp::Sub, ArithOp::And, ArithOp::Dec, ArithOp::Inc, ArithOp::Add]),
+                    w,
+                    dst: if r.chance(1, 2) { Some(gen_dst(r, w)).filter(|d| d.v.0 < GEN_GUEST) } else { None },
+                    a: gen_src(r, w),
+                    b: gen_src(r, w),
                     cc,
                     t: BlockId(1),
                     f: BlockId(2),
-                },
-            });
+                }
+            } else {
+                Term::BrCc {
+                    cc,
+                    t: BlockId(1),
+                    f: BlockId(2),
+                }
+            };
+            blocks.push(Block { ops: entry, term });
             for _ in 0..2 {
                 let mut ops = Vec::new();
                 for _ in 0..r.below(4) {

@@ -106,7 +106,7 @@ pub fn engine(arm: &str) -> Result<Box<dyn Engine>, String> {
         other => match crate::tiers::OnlyNaive::for_arm(other) {
             Some(e) => e.map(|e| Box::new(e) as Box<dyn Engine>),
             None => Err(format!(
-                "unknown or not yet built arm `{other}` (available: l0, l1, only-<set> with SET naive, baseline, all or passes joined by `.`)"
+                "unknown or not yet built arm `{other}` (available: l0, l1, only-<set> with SET naive, baseline, all or passes joined by `.`, only-t<K>, jit, jit-<threshold>)"
             )),
         },
     }

@@ -326,7 +326,7 @@ fn run_uops(cpu: &mut Cpu, m: &mut Mach, limit: u64, engine: Engine, census: &mu
                 }
                 pending_slot = None;
             }
-            ExitReason::Invalid => panic!("E1 met an invalid word"),
+            ExitReason::Invalid | ExitReason::Divert => panic!("E1 met an invalid word"),
             _ => {}
         }
     }

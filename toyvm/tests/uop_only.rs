@@ -26,18 +26,31 @@ fn session(p: &PathBuf, arm: &str, budget: u64) -> Session {
     Session::new(&c).unwrap()
 }
 
-/// Runs `l1` and `only-naive` in lockstep (snapshots every `step`
-/// dispatches) and returns the end and console of the µop arm.
+/// The µop arms every case runs against `l1`: the naive lowering, the
+/// block-local and region passes, and tier-up after 2 entries (so almost
+/// every program is swapped while the case runs).
+const UOP_ARMS: &[&str] = &["only-naive", "only-baseline", "only-t2"];
+
+/// Runs `l1` and every µop arm in lockstep (snapshots every `step`
+/// dispatches) and returns the end and console of the last µop arm.
 fn lockstep(p: &PathBuf, budget: u64, step: u64) -> (End, String, Snapshot) {
+    let mut last = None;
+    for arm in UOP_ARMS {
+        last = Some(lockstep_arm(p, arm, budget, step));
+    }
+    last.expect("at least one arm")
+}
+
+fn lockstep_arm(p: &PathBuf, arm: &str, budget: u64, step: u64) -> (End, String, Snapshot) {
     let mut a = session(p, "l1", budget);
-    let mut b = session(p, "only-naive", budget);
+    let mut b = session(p, arm, budget);
     let mut t = 0;
     loop {
         t = (t + step).min(budget);
         let ga = a.run_until(t);
         let gb = b.run_until(t);
         let (sa, sb) = (a.snapshot(), b.snapshot());
-        assert_eq!(sa, sb, "l1 and only-naive differ at {t}");
+        assert_eq!(sa, sb, "l1 and {arm} differ at {t}");
         assert_eq!(a.cpu.fpu, b.cpu.fpu, "x87 state differs at {t}");
         assert_eq!(ga, gb, "one arm ended at {t}");
         if !ga || t >= budget {

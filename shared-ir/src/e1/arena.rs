@@ -93,6 +93,8 @@ struct ProgRec {
     /// Link words this program owns.
     outbound: Vec<u32>,
     ops: usize,
+    /// The entry op word `divert` replaced (the program runs elsewhere).
+    diverted: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -235,6 +237,7 @@ impl E1Arena {
                 inbound: Vec::new(),
                 outbound,
                 ops: enc.ops,
+                diverted: None,
             },
         );
         self.stats.installs += 1;
@@ -349,6 +352,63 @@ impl E1Arena {
             self.remove(old);
         }
         self.lookup[key_hash(key) & (LOOKUP_ENTRIES - 1)] = (key, entry);
+    }
+
+    /// Makes E1 leave with [`crate::exit::ExitReason::Divert`] (the
+    /// program's id in the exit's `ip`) whenever it enters program `id`,
+    /// through the driver, a link or the lookup table: the program runs
+    /// elsewhere from now on (the `jit` arm's native code). Its links,
+    /// head, counter and code ranges stay as they are, so the link protocol
+    /// (lazy fill, re-pointing, unpatching) is unchanged. `false` if `id` is
+    /// not resident.
+    pub fn divert(&mut self, id: ProgId) -> bool {
+        let Some(r) = self.progs.get_mut(&id) else {
+            return false;
+        };
+        let e = (r.start + HEADER_WORDS) as usize;
+        if r.diverted.is_none() {
+            r.diverted = Some(self.mem[e]);
+        }
+        self.mem[e] = op::DIVERT;
+        true
+    }
+
+    /// Whether [`E1Arena::divert`] was applied to a resident program.
+    pub fn is_diverted(&self, id: ProgId) -> bool {
+        self.progs.get(&id).is_some_and(|r| r.diverted.is_some())
+    }
+
+    /// The program a link word is patched to, read as E1 reads it (the word,
+    /// then the target's header id): no map lookup.
+    #[inline]
+    pub fn linked(&self, slot: LinkSlot) -> Option<ProgId> {
+        let t = self.mem[slot.0 as usize & MEM_MASK];
+        (t != 0).then(|| ProgId(self.mem[(t as usize).wrapping_sub(1) & MEM_MASK]))
+    }
+
+    /// The link word of program `id`'s static exit to `key` (the first if it
+    /// has several: all of them lead to the same head once filled).
+    pub fn link_slot(&self, id: ProgId, key: u64) -> Option<LinkSlot> {
+        let r = self.progs.get(&id)?;
+        r.outbound
+            .iter()
+            .copied()
+            .find(|s| self.links.get(s).is_some_and(|l| l.key == key))
+            .map(LinkSlot)
+    }
+
+    /// The head E1's indirect lookup finds for `key` without leaving, if any.
+    #[inline]
+    pub fn lookup(&self, key: u64) -> Option<ProgId> {
+        let (k, e) = self.lookup[key_hash(key) & (LOOKUP_ENTRIES - 1)];
+        (e != 0 && k == key).then(|| ProgId(self.mem[(e as usize).wrapping_sub(1) & MEM_MASK]))
+    }
+
+    /// Address of word 0 of E1's memory, for code that reads link words
+    /// in place (the `jit` arm's compiled programs). Valid while the arena
+    /// lives; the memory never moves.
+    pub fn words_ptr(&mut self) -> *mut u32 {
+        self.mem.as_mut_ptr()
     }
 
     /// Removes the head for `key` (unlinking every link into it).
@@ -541,7 +601,10 @@ impl E1Arena {
         for (id, r) in &self.progs {
             let mut pc = r.start + HEADER_WORDS;
             while pc < r.code_end {
-                let o = self.mem[pc as usize & MEM_MASK];
+                let mut o = self.mem[pc as usize & MEM_MASK];
+                if pc == r.start + HEADER_WORDS {
+                    o = r.diverted.unwrap_or(o);
+                }
                 let Some(n) = op::len(o) else {
                     return Err(format!("{id:?}: word {pc} is not an op ({o:#x})"));
                 };

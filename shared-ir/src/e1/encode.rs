@@ -240,6 +240,11 @@ impl Enc {
                 self.dst(dst);
                 self.raw(cc as u32 & 15);
             }
+            Op::StrStep { dst, n } => {
+                self.opcode(op::STRSTEP);
+                self.dst(dst);
+                self.raw(n);
+            }
             Op::Load {
                 w,
                 dst,
@@ -456,6 +461,26 @@ impl Enc {
     }
 }
 
+/// A comparison as BRCMPA encodes it: (kind 0..3 = EQ NE LT LE, a, b,
+/// mask, sign bit to flip), operands swapped for GT/GE.
+fn cmp_parts(c: CmpOp, w: Width, a: Src, b: Src) -> (u32, Src, Src, u32, u32) {
+    let sb = 1u32 << (w.bits() - 1);
+    let (kind, swap, signed) = match c {
+        CmpOp::Eq => (0, false, false),
+        CmpOp::Ne => (1, false, false),
+        CmpOp::Ltu => (2, false, false),
+        CmpOp::Leu => (3, false, false),
+        CmpOp::Gtu => (2, true, false),
+        CmpOp::Geu => (3, true, false),
+        CmpOp::Lts => (2, false, true),
+        CmpOp::Les => (3, false, true),
+        CmpOp::Gts => (2, true, true),
+        CmpOp::Ges => (3, true, true),
+    };
+    let (a, b) = if swap { (b, a) } else { (a, b) };
+    (kind, a, b, w.mask(), if signed { sb } else { 0 })
+}
+
 /// The negation of a comparison.
 pub fn negate(c: CmpOp) -> CmpOp {
     match c {
@@ -498,7 +523,7 @@ fn layout(p: &Program) -> Vec<BlockId> {
             order.push(BlockId(b as u32));
             let next = match p.blocks[b].term {
                 Term::Jmp(t) => Some(t),
-                Term::BrCc { f, .. } | Term::BrCmp { f, .. } => Some(f),
+                Term::BrCc { f, .. } | Term::BrCmp { f, .. } | Term::BrArith { f, .. } => Some(f),
                 _ => None,
             };
             match next {
@@ -529,6 +554,83 @@ pub fn encode_program(p: &Program) -> Result<Encoded, EncodeError> {
         for o in &block.ops {
             e.op(o, p.guest);
         }
+        // A successor that is an edge block (`clock k; jmp T`, from
+        // opt::clock) folds into the branch: target T, adjust k.
+        let edge = |b: BlockId| -> (BlockId, u32) {
+            let blk = &p.blocks[b.0 as usize];
+            match (blk.ops.as_slice(), blk.term) {
+                ([Op::Clock { n }], Term::Jmp(t)) => (t, *n),
+                _ => (b, 0),
+            }
+        };
+        let adjusted = block.term.succs().any(|s| edge(s).1 != 0);
+        if adjusted {
+            match block.term {
+                Term::Jmp(t) => {
+                    let (t, at) = edge(t);
+                    e.opcode(op::JMPA);
+                    e.target(t);
+                    e.raw(at);
+                }
+                Term::BrCc { cc, t, f } => {
+                    let ((t, at), (f, af)) = (edge(t), edge(f));
+                    e.opcode(op::BRCCA);
+                    e.raw(cc as u32 & 15);
+                    e.target(t);
+                    e.raw(at);
+                    e.target(f);
+                    e.raw(af);
+                }
+                Term::BrArith {
+                    op: k,
+                    w,
+                    dst,
+                    a,
+                    b: bb,
+                    cc,
+                    t,
+                    f,
+                } => {
+                    let ((t, at), (f, af)) = (edge(t), edge(f));
+                    e.opcode(op::ARITHBRA);
+                    e.raw(3 * k as u32 + wi(w));
+                    match dst {
+                        Some(d) => e.dst(d),
+                        None => e.raw(SINK),
+                    }
+                    e.src(a);
+                    e.src(bb);
+                    e.raw(cc as u32 & 15);
+                    e.target(t);
+                    e.raw(at);
+                    e.target(f);
+                    e.raw(af);
+                }
+                Term::BrCmp {
+                    op: c,
+                    w,
+                    a,
+                    b: bb,
+                    t,
+                    f,
+                } => {
+                    let ((t, at), (f, af)) = (edge(t), edge(f));
+                    let (kind, a, bb, mask, x) = cmp_parts(c, w, a, bb);
+                    e.opcode(op::BRCMPA);
+                    e.raw(kind);
+                    e.src(a);
+                    e.src(bb);
+                    e.raw(mask);
+                    e.raw(x);
+                    e.target(t);
+                    e.raw(at);
+                    e.target(f);
+                    e.raw(af);
+                }
+                _ => {}
+            }
+            continue;
+        }
         match block.term {
             Term::Jmp(t) => {
                 if Some(t) != next {
@@ -549,6 +651,36 @@ pub fn encode_program(p: &Program) -> Result<Encoded, EncodeError> {
                     e.opcode(op::BRCC);
                     e.raw(cc as u32 & 15);
                     e.target(t);
+                    e.opcode(op::JMP);
+                    e.target(f);
+                }
+            }
+            Term::BrArith {
+                op: k,
+                w,
+                dst,
+                a,
+                b: bb,
+                cc,
+                t,
+                f,
+            } => {
+                let (cc, t, f) = if Some(t) == next && Some(f) != next {
+                    (cc ^ 1, f, t)
+                } else {
+                    (cc, t, f)
+                };
+                e.opcode(op::ARITHBR);
+                e.raw(3 * k as u32 + wi(w));
+                match dst {
+                    Some(d) => e.dst(d),
+                    None => e.raw(SINK),
+                }
+                e.src(a);
+                e.src(bb);
+                e.raw(cc as u32 & 15);
+                e.target(t);
+                if Some(f) != next {
                     e.opcode(op::JMP);
                     e.target(f);
                 }

@@ -53,6 +53,20 @@ const KEEP: [u32; 4] = [0, 0xFFFF_0000, 0xFFFF_FF00, 0xFFFF_00FF];
 const LMASK: [u32; 4] = [0xFFFF_FFFF, 0xFFFF, 0xFF, 0xFF];
 const LSHIFT: [u32; 4] = [0, 0, 0, 8];
 
+/// ArithOp by its discriminant (the encoder's `kind / 3`).
+const ARITH_OPS: [ArithOp; 10] = [
+    ArithOp::Add,
+    ArithOp::Adc,
+    ArithOp::Sub,
+    ArithOp::Sbb,
+    ArithOp::And,
+    ArithOp::Or,
+    ArithOp::Xor,
+    ArithOp::Inc,
+    ArithOp::Dec,
+    ArithOp::Neg,
+];
+
 const SHIFT_OPS: [ShiftOp; 7] = [
     ShiftOp::Rol,
     ShiftOp::Ror,
@@ -566,7 +580,7 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool>(
                 pc += 8;
             }
             op::CLOCK => {
-                left = left.wrapping_sub(w!(1) as i64);
+                left = left.wrapping_sub(w!(1) as i32 as i64);
                 pc += 2;
             }
             op::CLOCKCHECK => {
@@ -635,6 +649,57 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool>(
                 }
                 pc += 13;
             }
+            op::ARITHBR => {
+                let kind = w!(1);
+                let w = width_of(kind % 3);
+                let (a, b) = (rdl!(3), rdl!(4));
+                let r = sem::arith(ARITH_OPS[(kind / 3) as usize % 10], w, a, b, &mut fl);
+                wrl!(2, r);
+                if fl.cond(w!(5) as u8) {
+                    pc = w!(6) as usize;
+                } else {
+                    pc += 7;
+                }
+            }
+            op::JMPA => {
+                left = left.wrapping_sub(w!(2) as i32 as i64);
+                pc = w!(1) as usize;
+            }
+            op::BRCCA => {
+                let k = if fl.cond(w!(1) as u8) { 2 } else { 4 };
+                left = left.wrapping_sub(w!(k + 1) as i32 as i64);
+                pc = w!(k) as usize;
+            }
+            op::ARITHBRA => {
+                let kind = w!(1);
+                let w = width_of(kind % 3);
+                let (a, b) = (rdl!(3), rdl!(4));
+                let r = sem::arith(ARITH_OPS[(kind / 3) as usize % 10], w, a, b, &mut fl);
+                wrl!(2, r);
+                let k = if fl.cond(w!(5) as u8) { 6 } else { 8 };
+                left = left.wrapping_sub(w!(k + 1) as i32 as i64);
+                pc = w!(k) as usize;
+            }
+            op::BRCMPA => {
+                let mask = w!(4);
+                let x = w!(5);
+                let a = (rdl!(2) & mask) ^ x;
+                let b = (rdl!(3) & mask) ^ x;
+                let c = match w!(1) {
+                    0 => a == b,
+                    1 => a != b,
+                    2 => a < b,
+                    _ => a <= b,
+                };
+                let k = if c { 6 } else { 8 };
+                left = left.wrapping_sub(w!(k + 1) as i32 as i64);
+                pc = w!(k) as usize;
+            }
+            op::STRSTEP => {
+                let n = w!(2);
+                wrl!(1, if fl.df() { n.wrapping_neg() } else { n });
+                pc += 3;
+            }
             op::STOPIF => {
                 if rdl!(1) != 0 && pending == 0 {
                     pending = 2;
@@ -702,6 +767,22 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool>(
                     continue;
                 }
                 leave_at!(ExitReason::Indirect { key }, site, ip, None);
+            }
+            op::DIVERT => {
+                // The program runs elsewhere: hand its id (the header word
+                // before the entry) to the caller, clock exact at its entry.
+                st.flags = fl;
+                st.clock = st.clock.wrapping_add(start_left.wrapping_sub(left) as u64);
+                if COUNT {
+                    *uops_out += uops;
+                }
+                return E1Exit {
+                    exit: Exit {
+                        reason: ExitReason::Divert,
+                        ip: mem[pc.wrapping_sub(1) & M],
+                    },
+                    link: None,
+                };
             }
             _ => {
                 // Not an op: only a corrupted arena gets here.

@@ -124,6 +124,23 @@ pub mod op {
     /// is the segment limit itself). `blob` names pool words
     /// `[len | has_mem << 8, bytes 0..3, 4..7, 8..11, 12..15]`.
     pub const X87: u32 = IN + 19;
+    /// `[op kind d a b cc t]`: x86 arithmetic (kind = 3*arith + width, as
+    /// the ARITH range) writing the flag record and `d`, then a branch to
+    /// `t` if condition `cc` holds, else fall through (flag forwarding).
+    pub const ARITHBR: u32 = IN + 20;
+    /// `[op d n]`: `d ← DF ? -n : n` (a string instruction's step).
+    pub const STRSTEP: u32 = IN + 21;
+    /// Branches that also adjust the clock on the edge they take (signed
+    /// counts: `opt::clock` gives back what a path does not run), two
+    /// targets each, no fall-through:
+    /// `[op t adj]`
+    pub const JMPA: u32 = IN + 22;
+    /// `[op cc t adj_t f adj_f]`
+    pub const BRCCA: u32 = IN + 23;
+    /// `[op kind d a b cc t adj_t f adj_f]` (ARITHBR's fields)
+    pub const ARITHBRA: u32 = IN + 24;
+    /// `[op cmp a b mask xorbit t adj_t f adj_f]`, cmp 0..3 = EQ NE LT LE
+    pub const BRCMPA: u32 = IN + 25;
     // Generated names for the ALU and ARITH ranges (kind-major, width-minor).
     pub const ADD8: u32 = ALU_BASE + 0;
     pub const ADD16: u32 = ALU_BASE + 1;
@@ -195,8 +212,12 @@ pub mod op {
     pub const ST32: u32 = ST + 2;
     pub const STC32: u32 = STC + 2;
 
+    /// `[op]` at a program's entry, written by `E1Arena::divert`: the
+    /// program runs elsewhere (the `jit` arm); exit `Divert` with its id.
+    pub const DIVERT: u32 = IN + 26;
+
     /// Number of ops.
-    pub const COUNT_OPS: u32 = IN + 20;
+    pub const COUNT_OPS: u32 = IN + 27;
 
     /// Words per op (op word included); `None` for an unknown op.
     pub const fn len(op: u32) -> Option<usize> {
@@ -225,6 +246,12 @@ pub mod op {
             CHK => 9,
             STOPIF => 2,
             X87 => 13,
+            ARITHBR => 7,
+            STRSTEP => 3,
+            JMPA => 3,
+            BRCCA => 6,
+            ARITHBRA | BRCMPA => 10,
+            DIVERT => 1,
             _ => return None,
         })
     }

@@ -460,6 +460,10 @@ pub enum Op {
     FlagsSet { src: Src, mask: u32 },
     /// `dst ← 1` if x86 condition `cc` (0..15) holds, else 0.
     GetCond { dst: Reg, cc: u8 },
+    /// `dst ← DF ? -n : n` (32 bits, through `dst`'s lane): the step of a
+    /// string instruction over `n`-byte elements. The lowering spells it
+    /// as four ops from `flags.get`; `fuse` folds those into this one.
+    StrStep { dst: Reg, n: u32 },
     /// Load of width `w` into `dst`'s lane (zero-extended for a `D` lane).
     Load {
         w: Width,
@@ -509,7 +513,9 @@ pub enum Op {
         args: [Src; 3],
         site: Site,
     },
-    /// Add `n` dispatches to the guest clock.
+    /// Add `n` dispatches to the guest clock; `n` is read as a signed
+    /// 32-bit count, so a negative one gives dispatches back (what a path
+    /// billed ahead by `clock.check` does not run: `opt::clock`).
     Clock { n: u32 },
     /// If a stop is owed (a store into code, a device request), exit with it
     /// at `site`: a block head is an instruction boundary. Else, if fewer
@@ -572,6 +578,22 @@ pub enum Term {
         w: Width,
         a: Src,
         b: Src,
+        t: BlockId,
+        f: BlockId,
+    },
+    /// x86 arithmetic as [`Op::Arith`] (the flag record written, `dst`
+    /// written when given) and a branch on x86 condition `cc` of the record
+    /// it just wrote: CMP / TEST / SUB / DEC / INC followed by Jcc in one
+    /// µop (flag forwarding, `opt::flagfwd`). `dst` is a guest register or
+    /// none, never a temporary (so liveness of temporaries never looks at
+    /// a terminator's writes).
+    BrArith {
+        op: ArithOp,
+        w: Width,
+        dst: Option<Reg>,
+        a: Src,
+        b: Src,
+        cc: u8,
         t: BlockId,
         f: BlockId,
     },
@@ -690,6 +712,7 @@ impl Op {
             }
             Op::FlagsGet { .. }
             | Op::GetCond { .. }
+            | Op::StrStep { .. }
             | Op::Service { .. }
             | Op::Clock { .. }
             | Op::ClockCheck { .. }
@@ -707,6 +730,7 @@ impl Op {
             | Op::Shift { dst, .. }
             | Op::FlagsGet { dst }
             | Op::GetCond { dst, .. }
+            | Op::StrStep { dst, .. }
             | Op::Load { dst, .. }
             | Op::In { dst, .. } => f(*dst),
             Op::Arith { dst: Some(d), .. } | Op::X87 { dst: Some(d), .. } => f(*d),
@@ -725,7 +749,9 @@ impl Term {
     pub fn succs(&self) -> impl Iterator<Item = BlockId> {
         let (a, b) = match *self {
             Term::Jmp(t) => (Some(t), None),
-            Term::BrCc { t, f, .. } | Term::BrCmp { t, f, .. } => (Some(t), Some(f)),
+            Term::BrCc { t, f, .. } | Term::BrCmp { t, f, .. } | Term::BrArith { t, f, .. } => {
+                (Some(t), Some(f))
+            }
             _ => (None, None),
         };
         a.into_iter().chain(b)
@@ -734,7 +760,7 @@ impl Term {
     /// Calls `f` on every source operand.
     pub fn for_each_src(&self, mut f: impl FnMut(Src)) {
         match self {
-            Term::BrCmp { a, b, .. } => {
+            Term::BrCmp { a, b, .. } | Term::BrArith { a, b, .. } => {
                 f(*a);
                 f(*b)
             }

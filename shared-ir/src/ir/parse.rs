@@ -406,6 +406,11 @@ fn parse_line(c: &mut Cur) -> R<Line> {
                 mask: c.num()? as u32,
             })
         }
+        ["strstep"] => {
+            let dst = c.reg()?;
+            c.comma()?;
+            Line::Op(Op::StrStep { dst, n: c.num()? as u32 })
+        }
         ["cond", k] => Line::Op(Op::GetCond {
             cc: cc(k)?,
             dst: c.reg()?,
@@ -562,6 +567,28 @@ fn parse_line(c: &mut Cur) -> R<Line> {
             let t = c.block()?;
             c.comma()?;
             Line::Term(Term::BrCc {
+                cc: cc(k)?,
+                t,
+                f: c.block()?,
+            })
+        }
+        ["brf", k, name, w] => {
+            let op = find(&ARITH, arith_name, name)
+                .ok_or_else(|| format!("unknown flag-writing op `{name}`"))?;
+            let dst = c.opt_reg()?;
+            c.comma()?;
+            let a = c.src()?;
+            c.comma()?;
+            let b = c.src()?;
+            c.comma()?;
+            let t = c.block()?;
+            c.comma()?;
+            Line::Term(Term::BrArith {
+                op,
+                w: width(w)?,
+                dst,
+                a,
+                b,
                 cc: cc(k)?,
                 t,
                 f: c.block()?,

@@ -271,6 +271,7 @@ pub fn op_text(n: &Namer, op: &Op) -> String {
         Op::FlagsGet { dst } => format!("flags.get {}", n.reg(dst)),
         Op::FlagsSet { src, mask } => format!("flags.set {}, {:#x}", n.src(src), mask),
         Op::GetCond { dst, cc } => format!("cond.{} {}", CC_NAMES[cc as usize & 15], n.reg(dst)),
+        Op::StrStep { dst, n: k } => format!("strstep {}, {:#x}", n.reg(dst), k),
         Op::Load {
             w,
             dst,
@@ -390,6 +391,26 @@ pub fn term_text(n: &Namer, t: &Term) -> String {
         Term::BrCc { cc, t, f } => {
             format!("brcc.{} b{}, b{}", CC_NAMES[cc as usize & 15], t.0, f.0)
         }
+        Term::BrArith {
+            op,
+            w,
+            dst,
+            a,
+            b,
+            cc,
+            t,
+            f,
+        } => format!(
+            "brf.{}.{}.{} {}, {}, {}, b{}, b{}",
+            CC_NAMES[cc as usize & 15],
+            arith_name(op),
+            w.bits(),
+            n.opt_reg(dst),
+            n.src(a),
+            n.src(b),
+            t.0,
+            f.0
+        ),
         Term::BrCmp { op, w, a, b, t, f } => format!(
             "brcmp.{}.{} {}, {}, b{}, b{}",
             cmp_name(op),

@@ -63,7 +63,7 @@ pub fn verify(p: &Program) -> Result<(), VerifyError> {
         for (oi, op) in b.ops.iter().enumerate() {
             check_op(op).map_err(|m| err(bi, Some(oi), m))?;
         }
-        check_term(&b.term, n).map_err(|m| err(bi, None, m))?;
+        check_term(&b.term, n, p.guest).map_err(|m| err(bi, None, m))?;
     }
     check_clocked(p).map_err(|(b, m)| err(b, None, m))?;
     check_defined(p)?;
@@ -155,7 +155,7 @@ fn check_op(op: &Op) -> Result<(), String> {
             check_src(b, None)?;
             check_src(r, None)
         }
-        Op::FlagsGet { dst } => check_reg(dst),
+        Op::FlagsGet { dst } | Op::StrStep { dst, .. } => check_reg(dst),
         Op::FlagsSet { src, .. } => check_src(src, None),
         Op::GetCond { dst, cc } => {
             check_reg(dst)?;
@@ -244,7 +244,7 @@ fn check_addr(a: &super::Addr) -> Result<(), String> {
     Ok(())
 }
 
-fn check_term(t: &Term, n: usize) -> Result<(), String> {
+fn check_term(t: &Term, n: usize, guest: u16) -> Result<(), String> {
     for s in t.succs() {
         if s.0 as usize >= n {
             return Err(format!(
@@ -258,6 +258,18 @@ fn check_term(t: &Term, n: usize) -> Result<(), String> {
         Term::BrCmp { w, a, b, .. } => {
             check_src(a, Some(w))?;
             check_src(b, Some(w))
+        }
+        Term::BrArith { cc, .. } if cc > 15 => Err(format!("condition code {cc} > 15")),
+        Term::BrArith { w, dst, a, b, .. } => {
+            check_src(a, Some(w))?;
+            check_src(b, Some(w))?;
+            match dst {
+                Some(d) if d.v.0 >= guest => Err(format!(
+                    "brarith writes temporary v{} (only guest registers or none)",
+                    d.v.0
+                )),
+                _ => Ok(()),
+            }
         }
         Term::Indirect { ip, base, .. } => {
             check_src(ip, None)?;

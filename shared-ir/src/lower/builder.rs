@@ -37,6 +37,9 @@ pub struct LineBuilder<'m, M: MachineModel> {
     pub(super) delta_cache: [Option<Reg>; 3],
     /// The bytes of the instruction being lowered.
     pub(super) insn: &'m [u8],
+    /// The line ended with a CALL (its static link is the callee): region
+    /// formation decides whether a trace follows calls.
+    pub(super) ended_by_call: bool,
 }
 
 /// A site marker: unbill holds "instructions retired before this point in
@@ -72,6 +75,7 @@ impl<'m, M: MachineModel> LineBuilder<'m, M> {
             stop: None,
             delta_cache: [None; 3],
             insn: &[],
+            ended_by_call: false,
         }
     }
 

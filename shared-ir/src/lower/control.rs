@@ -151,6 +151,7 @@ impl<M: MachineModel> LineBuilder<'_, M> {
                 let off = ins.far_branch16() as u32;
                 if m == X::Call {
                     self.push_far_return(sel_v);
+                    self.ended_by_call = true;
                 }
                 self.emit(Op::Mov {
                     dst: Reg::d(sel_v.0),
@@ -294,6 +295,7 @@ impl<M: MachineModel> LineBuilder<'_, M> {
                     return no("call form");
                 }
                 self.push_then(Width::W16, Src::Imm(next), false)?;
+                self.ended_by_call = true;
                 let l = self.link_block(t);
                 self.count += 1;
                 self.close(Term::Jmp(l));

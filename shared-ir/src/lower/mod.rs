@@ -213,6 +213,10 @@ pub struct LoweredLine {
     /// Why the line ended where it did (an unsupported form or a control
     /// transfer), for the coverage report.
     pub stop: Option<&'static str>,
+    /// The line ended with a direct CALL (its link goes to the callee).
+    pub ends_in_call: bool,
+    /// IP of the first instruction not in the line.
+    pub end_ip: u32,
 }
 
 /// Lowers a straight line of at most `max` instructions from `code`, the
@@ -325,6 +329,8 @@ pub fn lower_line_until<M: MachineModel>(
             program: None,
             instructions: 0,
             stop: b.stop,
+            ends_in_call: false,
+            end_ip: ip,
         };
     }
     if !ended {
@@ -341,6 +347,11 @@ pub fn lower_line_until<M: MachineModel>(
         }
     }
     let _ = b.first_ip;
+    let end_ip = if ended {
+        b.next_ip
+    } else {
+        b.next_ip_after_line()
+    };
     LoweredLine {
         program: Some(Program {
             model: model.name().to_string(),
@@ -351,6 +362,8 @@ pub fn lower_line_until<M: MachineModel>(
         }),
         instructions: b.lowered,
         stop: b.stop,
+        ends_in_call: b.ended_by_call,
+        end_ip,
     }
 }
 

@@ -197,7 +197,7 @@ pub fn map_srcs(op: &mut Op, mut f: impl FnMut(&mut Src)) {
 
 fn map_term_srcs(t: &mut Term, mut f: impl FnMut(&mut Src)) {
     match t {
-        Term::BrCmp { a, b, .. } => {
+        Term::BrCmp { a, b, .. } | Term::BrArith { a, b, .. } => {
             f(a);
             f(b)
         }

@@ -19,6 +19,7 @@ fn is_pure(op: &Op) -> bool {
             | Op::Sext { .. }
             | Op::Alu { .. }
             | Op::GetCond { .. }
+            | Op::StrStep { .. }
             | Op::FlagsGet { .. }
     )
 }

@@ -16,9 +16,12 @@
 
 #![forbid(unsafe_code)]
 
+pub mod clock;
 pub mod constprop;
 pub mod dce;
+pub mod flagfwd;
 pub mod fuse;
+pub mod merge;
 pub mod nocount;
 
 use crate::ir::verify::{verify, VerifyError};
@@ -27,6 +30,15 @@ use crate::ir::Program;
 /// One optimizer pass (its switch is its presence in a [`PassSet`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Pass {
+    /// Region formation: programs grow from their head through the static
+    /// exits of their lines (both sides of a branch, loop back edges), so a
+    /// loop runs inside one program ([`crate::region`]). The driver reads
+    /// this switch when it lowers; on a built program the pass does nothing.
+    Region,
+    /// Traces through calls: a region follows a direct CALL into its callee
+    /// (the return stays a computed exit). Read by the driver with
+    /// `Region`; on a built program it does nothing.
+    Calls,
     /// Copy and constant propagation of temporaries into register operands,
     /// with constant folding of identities (`shl x, 0`, `add x, 0`).
     ConstProp,
@@ -40,6 +52,18 @@ pub enum Pass {
     /// Dead code: pure ops whose temporary result nobody reads, and moves
     /// of a lane onto itself.
     Dce,
+    /// Flag forwarding: a flag-writing op that ends a block and the
+    /// conditional branch on its record become one compare-and-branch µop.
+    FlagFwd,
+    /// Jump threading and straight-line merging: empty jump blocks are
+    /// skipped, and a billed block that jumps to a billed block with no
+    /// other predecessor absorbs it under one `clock.check`.
+    Merge,
+    /// One budget check per loop header (and the entry): the others go,
+    /// each kept check bills the longest path to the next one, and shorter
+    /// paths give the difference back on their edges (folded into the
+    /// branch µops by the encoder). CFG-wide.
+    Clock,
     /// Drops the tier-up entry counter (`count`) from programs that are
     /// never tiered up (an optimized program is already the top tier).
     NoCount,
@@ -47,21 +71,31 @@ pub enum Pass {
 
 impl Pass {
     /// Every pass, in the order [`optimize`] runs them.
-    pub const ALL: [Pass; 5] = [
+    pub const ALL: [Pass; 10] = [
+        Pass::Region,
+        Pass::Calls,
         Pass::ConstProp,
         Pass::AddrFold,
         Pass::Fuse,
         Pass::Dce,
+        Pass::FlagFwd,
+        Pass::Merge,
+        Pass::Clock,
         Pass::NoCount,
     ];
 
     /// The pass's name in pass lists and reports.
     pub const fn name(self) -> &'static str {
         match self {
+            Pass::Region => "region",
+            Pass::Calls => "calls",
             Pass::ConstProp => "constprop",
             Pass::AddrFold => "addrfold",
             Pass::Fuse => "fuse",
             Pass::Dce => "dce",
+            Pass::FlagFwd => "flagfwd",
+            Pass::Merge => "merge",
+            Pass::Clock => "clock",
             Pass::NoCount => "nocount",
         }
     }
@@ -77,10 +111,14 @@ impl Pass {
     /// Runs this pass over `p` (no verification).
     pub fn run(self, p: &mut Program) {
         match self {
+            Pass::Region | Pass::Calls => {}
             Pass::ConstProp => constprop::run(p, constprop::Mode::Operands),
             Pass::AddrFold => constprop::run(p, constprop::Mode::Addresses),
             Pass::Fuse => fuse::run(p),
             Pass::Dce => dce::run(p),
+            Pass::FlagFwd => flagfwd::run(p),
+            Pass::Merge => merge::run(p),
+            Pass::Clock => clock::run(p),
             Pass::NoCount => nocount::run(p),
         }
     }
@@ -96,10 +134,13 @@ pub const NAMED_SETS: &[(&str, &[Pass])] = &[
     (
         "baseline",
         &[
+            Pass::Region,
             Pass::ConstProp,
             Pass::AddrFold,
             Pass::Fuse,
             Pass::Dce,
+            Pass::FlagFwd,
+            Pass::Merge,
             Pass::NoCount,
         ],
     ),

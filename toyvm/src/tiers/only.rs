@@ -1,6 +1,8 @@
 //! The `only-<set>` arms (`only-naive`, `only-baseline`, `only-all`,
-//! `only-constprop.dce`, ...): one driver, parametrized by a
-//! `shared_ir::opt::PassSet`. Every guest instruction runs through a µop
+//! `only-constprop.dce`, ...) and the `jit` arm: one driver, parametrized by
+//! a `shared_ir::opt::PassSet` and by how a program runs (E1, or E1 until
+//! hot and then native code from the `jit` crate, the one arm allowed to
+//! generate code at run time). Every guest instruction runs through a µop
 //! program on E1, built with the naive lowering and then the set's passes
 //! (none for `only-naive`); L1's machinery runs only the
 //! instructions the op set cannot express (one at a time), spin sites (as L1
@@ -43,7 +45,8 @@ use crate::session::Engine;
 use shared_ir::e1::{self, E1Arena, E1State, LinkSlot, ProgId};
 use shared_ir::exit::ExitReason;
 use shared_ir::ir::{code_key, Program, Term};
-use shared_ir::lower::{lower_line_opts, lower_line_until, LowerOpts};
+use shared_ir::lower::{lower_line_opts, LowerOpts};
+use shared_ir::region::{lower_region, RegionLine, RegionLimits};
 use shared_ir::machine::RealMode16;
 use shared_ir::opt::{optimize, Pass, PassSet};
 use std::collections::{BTreeMap, HashMap};
@@ -51,6 +54,40 @@ use std::hash::BuildHasherDefault;
 
 /// Most instructions in one straight-line program.
 pub const LINE_CAP: usize = 32;
+
+/// How far a region grows when the set has `region` (see
+/// `shared_ir::region`): lines, instructions, and whether traces follow
+/// calls.
+pub const REGION: RegionLimits = RegionLimits {
+    max_lines: 16,
+    max_insns: 192,
+    line_cap: LINE_CAP,
+    follow_calls: false,
+};
+
+/// A region only takes lines within this many bytes of its head (and looks
+/// for existing program heads in that window).
+pub const REGION_WINDOW: u32 = 2048;
+
+/// Appends the bytes at `cs_base:ip` a line may be lowered from: cacheable,
+/// not volatile, inside the 64 KiB segment, at most a line's worth.
+fn line_bytes(
+    code: &CodeMap,
+    smc: &crate::l1::smc::Smc,
+    ram: &[u8],
+    cs_base: u32,
+    ip: u32,
+    out: &mut Vec<u8>,
+) {
+    let max = (0x1_0000 - (ip & 0xFFFF)).min(LINE_CAP as u32 * 15);
+    for i in 0..max {
+        let p = code.phys(cs_base.wrapping_add(ip + i));
+        if !CodeMap::cacheable(p) || smc.is_volatile(p) {
+            break;
+        }
+        out.push(ram[p as usize]);
+    }
+}
 
 /// What the machine state lets the lowering assume (see
 /// `shared_ir::lower::LowerOpts`): the interrupt table at 0 with limit
@@ -87,6 +124,8 @@ enum Site {
 /// What the driver keeps per program.
 struct ProgMeta {
     key: u64,
+    /// Built on the upper pass set of a tier-up arm (or the arm's only set).
+    upper: bool,
     ranges: Vec<(u32, u32)>,
     src: Vec<u8>,
     epoch: u32,
@@ -139,6 +178,8 @@ pub struct Counters {
     pub refusals_by_form: BTreeMap<String, u64>,
     /// Links filled lazily.
     pub links_filled: u64,
+    /// `only-t<K>`: programs rebuilt on the upper set after K entries.
+    pub tier_ups: u64,
     /// Guest stores into code bytes; programs and L1 blocks retired by
     /// them, by logged host writes, or found stale after host code ran.
     pub smc_stores: u64,
@@ -181,7 +222,6 @@ pub struct OnlyNaive {
     refresh_lookup: bool,
     hits: Vec<u32>,
     x87: X87Cache,
-    scratch: Vec<u8>,
     /// IPs where programs start inside the line being built.
     stops: Vec<u32>,
     /// Interned forms: name, fallbacks, refusals; and whether the form is
@@ -198,9 +238,28 @@ pub struct OnlyNaive {
     opts: LowerOpts,
     /// The optimizer passes every program goes through after lowering.
     passes: PassSet,
-    /// The arm's name (`only-` and the set's canonical spelling).
+    /// The arm's name (`only-` and the set's canonical spelling, or `jit`).
     name: &'static str,
+    /// `only-t<K>`: programs start on `passes` (naive lines, counting
+    /// entries) and a program whose entry counter reaches `k` is rebuilt on
+    /// `upper` (regions, every pass), swapped in place as the head of its
+    /// key (`E1Arena::set_head` re-points every inbound link).
+    tier_up: Option<TierUp>,
+    /// The build in progress is an upper-tier build.
+    building_upper: bool,
+    /// The `jit` arm: programs run through its dispatcher, compiled when hot.
+    #[cfg(not(target_family = "wasm"))]
+    jit: Option<Box<jit::Jit>>,
     pub c: Counters,
+}
+
+/// The tier-up policy of `only-t<K>`.
+#[derive(Clone, Copy, Debug)]
+pub struct TierUp {
+    /// Entry (header) count that makes a program hot.
+    pub k: u32,
+    /// The pass set hot programs are rebuilt on.
+    pub upper: PassSet,
 }
 
 /// Arm names are `&'static str` in the `Engine` trait; a parametrized arm
@@ -328,7 +387,6 @@ impl OnlyNaive {
             refresh_lookup: false,
             hits: Vec::new(),
             x87: X87Cache::default(),
-            scratch: Vec::new(),
             stops: Vec::new(),
             forms: Vec::new(),
             form_ids: BTreeMap::new(),
@@ -338,7 +396,57 @@ impl OnlyNaive {
             opts: LowerOpts::default(),
             passes: PassSet::NAIVE,
             name: "only-naive",
+            tier_up: None,
+            building_upper: false,
+            #[cfg(not(target_family = "wasm"))]
+            jit: None,
             c: Counters::default(),
+        }
+    }
+
+    /// The `jit` arm: `only-all` programs (with their entry counters, the
+    /// tier-up signal) compiled to native code once a program has been
+    /// entered `threshold` times on E1. `jit` is
+    /// `jit::DEFAULT_THRESHOLD`; `jit-N` names another threshold.
+    #[cfg(not(target_family = "wasm"))]
+    pub fn with_jit(threshold: u32) -> OnlyNaive {
+        let all = PassSet::named("all").unwrap_or_default();
+        let mut e = OnlyNaive::with_passes(all.without(Pass::NoCount));
+        e.jit = Some(Box::new(jit::Jit::new(
+            threshold,
+            crate::host_clock::thread_ns,
+        )));
+        e.name = if threshold == jit::DEFAULT_THRESHOLD {
+            "jit"
+        } else {
+            intern(format!("jit-{threshold}"))
+        };
+        e
+    }
+
+    /// The engine for `jit` / `jit-N`, `None` for other names.
+    fn jit_arm(arm: &str) -> Option<Result<OnlyNaive, String>> {
+        let t = if arm == "jit" {
+            None
+        } else {
+            Some(arm.strip_prefix("jit-")?)
+        };
+        #[cfg(not(target_family = "wasm"))]
+        {
+            Some(match t {
+                None => Ok(OnlyNaive::with_jit(jit::DEFAULT_THRESHOLD)),
+                Some(n) => n
+                    .parse::<u32>()
+                    .map(OnlyNaive::with_jit)
+                    .map_err(|_| format!("arm `{arm}`: the threshold must be a number")),
+            })
+        }
+        #[cfg(target_family = "wasm")]
+        {
+            let _ = t;
+            Some(Err(format!(
+                "arm `{arm}`: the jit arm generates native code and exists only in native builds"
+            )))
         }
     }
 
@@ -361,11 +469,39 @@ impl OnlyNaive {
         e
     }
 
+    /// The `only-t<K>` engine: naive lines first, a program rebuilt on
+    /// `all` (regions included) once its entry counter reaches `k`.
+    pub fn with_tier_up(k: u32) -> OnlyNaive {
+        let mut e = OnlyNaive::new();
+        e.tier_up = Some(TierUp {
+            k: k.max(1),
+            upper: PassSet::named("all").unwrap_or(PassSet::NAIVE),
+        });
+        e.name = intern(format!("only-t{k}"));
+        e
+    }
+
+    /// Tier-ups done so far (programs rebuilt on the upper set).
+    pub fn tier_ups(&self) -> u64 {
+        self.c.tier_ups
+    }
+
     /// The engine for an arm name `only-SET` (`SET` as
-    /// `PassSet::parse` reads it, with `.` between items); `None` if the
-    /// name does not start with `only-`.
+    /// `PassSet::parse` reads it, with `.` between items) or `only-t<K>`
+    /// (tier-up after K entries); `None` if the name does not start with
+    /// `only-`.
     pub fn for_arm(arm: &str) -> Option<Result<OnlyNaive, String>> {
+        if let Some(e) = Self::jit_arm(arm) {
+            return Some(e);
+        }
         let set = arm.strip_prefix("only-")?;
+        if let Some(k) = set.strip_prefix('t').filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())) {
+            return Some(
+                k.parse::<u32>()
+                    .map(OnlyNaive::with_tier_up)
+                    .map_err(|e| format!("arm `{arm}`: tier-up count: {e}")),
+            );
+        }
         Some(
             PassSet::parse(set)
                 .map(OnlyNaive::with_passes)
@@ -426,6 +562,10 @@ impl OnlyNaive {
     // ----- bookkeeping of programs and L1 blocks -------------------------
 
     fn forget_prog(&mut self, id: ProgId) -> Option<u64> {
+        #[cfg(not(target_family = "wasm"))]
+        if let Some(j) = self.jit.as_mut() {
+            j.forget(id);
+        }
         let meta = self.progs.remove(&id.0)?;
         for &(lo, hi) in &meta.ranges {
             self.code.remove(lo, hi);
@@ -511,6 +651,10 @@ impl OnlyNaive {
     /// bytes).
     fn flush(&mut self, m: &mut Machine) {
         self.arena.clear();
+        #[cfg(not(target_family = "wasm"))]
+        if let Some(j) = self.jit.as_mut() {
+            j.clear();
+        }
         self.harvest_counts();
         self.progs.clear();
         self.sites.clear();
@@ -672,47 +816,80 @@ impl OnlyNaive {
     /// Builds the site at `cs_base:ip` inline (never at a later handback,
     /// so building never moves a slice boundary).
     fn build(&mut self, m: &mut Machine, cs_base: u32, ip: u32, now: u64) -> Site {
+        self.build_on(m, cs_base, ip, now, self.passes)
+    }
+
+    /// [`Self::build`] on pass set `passes`.
+    fn build_on(
+        &mut self,
+        m: &mut Machine,
+        cs_base: u32,
+        ip: u32,
+        now: u64,
+        passes: PassSet,
+    ) -> Site {
         let t0 = self.build_clock_start();
         let key = code_key(cs_base, ip);
-        // The bytes: cacheable, not volatile, inside the code segment.
-        self.scratch.clear();
-        let max = (0x1_0000 - (ip & 0xFFFF)).min(LINE_CAP as u32 * 15);
-        {
-            let ram = m.mem.ram();
-            for i in 0..max {
-                let p = self.code.phys(cs_base.wrapping_add(ip + i));
-                if !CodeMap::cacheable(p) || self.l1.smc.is_volatile(p) {
-                    break;
-                }
-                self.scratch.push(ram[p as usize]);
+        let region = if passes.contains(Pass::Region) {
+            RegionLimits {
+                follow_calls: passes.contains(Pass::Calls),
+                ..REGION
             }
-        }
-        let line = if self.scratch.is_empty() {
-            None
         } else {
-            // End the line where a program already starts (code entered in
-            // the middle joins the programs it runs into).
-            let len = self.scratch.len() as u32;
-            self.stops.clear();
-            self.stops.extend(
-                self.arena
-                    .heads_in(code_key(cs_base, ip + 1), code_key(cs_base, ip + len - 1))
-                    .map(|k| k as u32),
-            );
-            let l = lower_line_until(
-                &RealMode16,
-                self.opts,
-                cs_base,
-                ip,
-                &self.scratch,
-                LINE_CAP,
-                &self.stops,
-            );
-            l.program
-                .map(|p| (optimize(&p, self.passes), l.instructions as u64))
+            RegionLimits::line(LINE_CAP)
         };
-        let site = match line {
-            Some((p, n)) => self.install(m, p, n, key, now),
+        // Programs that already start near here: lines end there and link.
+        let (lo, hi) = if region.max_lines > 1 {
+            (ip.saturating_sub(REGION_WINDOW), (ip + REGION_WINDOW).min(0xFFFF))
+        } else {
+            (ip + 1, (ip + LINE_CAP as u32 * 15).min(0xFFFF))
+        };
+        self.stops.clear();
+        // An upper-tier region grows over lower-tier programs (it supersedes
+        // them on its paths); every other build stops at any program.
+        let upper_only = self.building_upper;
+        for k in self
+            .arena
+            .heads_in(code_key(cs_base, lo), code_key(cs_base, hi))
+        {
+            let h = k as u32;
+            if h == ip {
+                continue;
+            }
+            if upper_only {
+                let lower = self
+                    .arena
+                    .head(k)
+                    .and_then(|id| self.progs.get(&id.0))
+                    .is_some_and(|p| !p.upper);
+                if lower {
+                    continue;
+                }
+            }
+            self.stops.push(h);
+        }
+        let stops = std::mem::take(&mut self.stops);
+        let r = {
+            let code = &self.code;
+            let smc = &self.l1.smc;
+            let ram = m.mem.ram();
+            let mut bytes = |at: u32, out: &mut Vec<u8>| {
+                if region.max_lines > 1 && at.abs_diff(ip) > REGION_WINDOW {
+                    return;
+                }
+                line_bytes(code, smc, ram, cs_base, at, out)
+            };
+            lower_region(&RealMode16, self.opts, cs_base, ip, region, &stops, &mut bytes)
+        };
+        self.stops = stops;
+        let site = match r.program {
+            Some(p) => {
+                let p = optimize(&p, passes);
+                if std::env::var_os("TOYVM_DUMP_PROGRAMS").is_some() {
+                    eprintln!("{p}");
+                }
+                self.install(m, p, &r.lines, key, now)
+            }
             None => match self.single(m, cs_base, ip, now) {
                 Some(id) => Site::Fallback(id),
                 None => Site::Uncached,
@@ -737,25 +914,37 @@ impl OnlyNaive {
         }
     }
 
-    fn install(&mut self, m: &mut Machine, mut p: Program, n: u64, key: u64, now: u64) -> Site {
+    fn install(
+        &mut self,
+        m: &mut Machine,
+        mut p: Program,
+        lines: &[RegionLine],
+        key: u64,
+        now: u64,
+    ) -> Site {
         let cs_base = (key >> 32) as u32;
         let ip = key as u32;
-        // A line that branches back to its own head may be an L1 spin.
-        let self_loop = p
-            .blocks
-            .iter()
-            .any(|b| matches!(b.term, Term::Link { key: k, .. } if k == key));
+        let n: u64 = lines.iter().map(|l| l.instructions as u64).sum();
+        // A program that branches back to its own head may be an L1 spin.
+        let self_loop = p.blocks.iter().any(|b| match b.term {
+            Term::Link { key: k, .. } => k == key,
+            Term::Jmp(t) => t.0 == 0,
+            Term::BrCc { t, f, .. } | Term::BrCmp { t, f, .. } | Term::BrArith { t, f, .. } => {
+                t.0 == 0 || f.0 == 0
+            }
+            _ => false,
+        });
         if self_loop {
             let spin = self.compile_block(m, cs_base, ip, MAX_OPS, now, |c| c.spin != Spin::None);
             if let Some(id) = spin {
                 return Site::Spin(id);
             }
         }
-        let insns = {
-            let (lo, hi) = p.code[0];
-            // The line's linear bytes, as physical ranges.
-            phys_ranges(&self.code, lo, hi - lo)
-        };
+        let insns: Vec<(u32, u32)> = p
+            .code
+            .iter()
+            .flat_map(|&(lo, hi)| phys_ranges(&self.code, lo, hi - lo))
+            .collect();
         p.code = insns.clone();
         let id = match self.arena.install(&p) {
             Ok(id) => id,
@@ -768,6 +957,10 @@ impl OnlyNaive {
             }
         };
         self.arena.set_head(id);
+        #[cfg(not(target_family = "wasm"))]
+        if let Some(j) = self.jit.as_mut() {
+            j.offer(id, p);
+        }
         for ev in self.arena.take_evicted() {
             self.forget_prog(ev);
             self.c.evictions += 1;
@@ -784,16 +977,21 @@ impl OnlyNaive {
             m.mark_code(lo, hi);
         }
         if let Some(c) = self.census.as_mut() {
-            let mut d = iced_x86::Decoder::with_ip(
-                16,
-                &self.scratch,
-                ip as u64,
-                iced_x86::DecoderOptions::NONE,
-            );
             let mut forms = Vec::with_capacity(n as usize);
-            for _ in 0..n {
-                let ins = d.decode();
-                forms.push(c.intern(format!("{:?}", ins.code()), ""));
+            let mut buf = Vec::new();
+            for l in lines {
+                buf.clear();
+                line_bytes(&self.code, &self.l1.smc, m.mem.ram(), cs_base, l.ip, &mut buf);
+                let mut d = iced_x86::Decoder::with_ip(
+                    16,
+                    &buf,
+                    l.ip as u64,
+                    iced_x86::DecoderOptions::NONE,
+                );
+                for _ in 0..l.instructions {
+                    let ins = d.decode();
+                    forms.push(c.intern(format!("{:?}", ins.code()), ""));
+                }
             }
             c.prog_forms.insert(id.0, forms);
         }
@@ -804,6 +1002,7 @@ impl OnlyNaive {
             id.0,
             ProgMeta {
                 key,
+                upper: self.building_upper,
                 ranges: insns,
                 src,
                 epoch: self.epoch,
@@ -811,6 +1010,44 @@ impl OnlyNaive {
             },
         );
         Site::Prog(id)
+    }
+
+    /// `only-t<K>`: rebuilds program `id` on the upper set when its entry
+    /// counter has reached K. The new program becomes the head of the key
+    /// (inbound links re-pointed, the old one removed), between two runs of
+    /// E1, so nothing guest-visible moves.
+    fn maybe_tier_up(&mut self, id: ProgId, m: &mut Machine, now: u64) {
+        let Some(t) = self.tier_up else {
+            return;
+        };
+        let Some(meta) = self.progs.get(&id.0) else {
+            return;
+        };
+        if meta.upper || self.arena.count(id).unwrap_or(0) < t.k {
+            return;
+        }
+        let key = meta.key;
+        self.building_upper = true;
+        let site = self.build_on(m, (key >> 32) as u32, key as u32, now, t.upper);
+        self.building_upper = false;
+        match site {
+            Site::Prog(new) if new != id => {
+                // set_head removed the old program from the arena.
+                self.forget_prog(id);
+                self.sites.insert(key, site);
+                self.c.tier_ups += 1;
+            }
+            _ => {
+                // Could not rebuild (or it is a spin now): keep the old
+                // program, and never try again.
+                if let Some(p) = self.progs.get_mut(&id.0) {
+                    p.upper = true;
+                }
+                if self.arena.contains(id) {
+                    self.sites.insert(key, Site::Prog(id));
+                }
+            }
+        }
     }
 
     // ----- the L1 side ----------------------------------------------------
@@ -944,14 +1181,29 @@ impl OnlyNaive {
                             cr0: cpu.cr0,
                             x87: &mut self.x87,
                         };
-                        e1::run_counting(
-                            &mut self.arena,
-                            &mut rt,
-                            &mut st,
-                            id,
-                            limit,
-                            &mut self.c.uops,
-                        )
+                        #[cfg(not(target_family = "wasm"))]
+                        let jit = self.jit.as_mut();
+                        #[cfg(target_family = "wasm")]
+                        let jit: Option<&mut Box<()>> = None;
+                        match jit {
+                            #[cfg(not(target_family = "wasm"))]
+                            Some(j) => j.run(
+                                &mut self.arena,
+                                &mut rt,
+                                &mut st,
+                                id,
+                                limit,
+                                &mut self.c.uops,
+                            ),
+                            _ => e1::run_counting(
+                                &mut self.arena,
+                                &mut rt,
+                                &mut st,
+                                id,
+                                limit,
+                                &mut self.c.uops,
+                            ),
+                        }
                     };
                     {
                         let v = self.arena.vregs();
@@ -976,6 +1228,13 @@ impl OnlyNaive {
                         self.retire_hits(&hits, cpu.clock);
                         self.hits = hits;
                         self.hits.clear();
+                    }
+                    if self.tier_up.is_some() {
+                        self.maybe_tier_up(id, m, cpu.clock);
+                        let next = code_key(cpu.sbase[seg::CS], cpu.eip);
+                        if let Some(&Site::Prog(n)) = self.sites.get(&next) {
+                            self.maybe_tier_up(n, m, cpu.clock);
+                        }
                     }
                     match ex.exit.reason {
                         ExitReason::Budget => {
@@ -1027,7 +1286,7 @@ impl OnlyNaive {
                             Self::bump(&mut self.c.handbacks_by_reason, "indirect");
                             self.refresh_lookup = true;
                         }
-                        ExitReason::Invalid => {
+                        ExitReason::Invalid | ExitReason::Divert => {
                             Self::bump(&mut self.c.handbacks_by_reason, "invalid");
                             return EngineExit::Stop(StopReason {
                                 cs: cpu.sregs[seg::CS],
@@ -1083,6 +1342,16 @@ impl OnlyNaive {
         }
     }
 
+    /// Whether program `id` runs as the `jit` arm's native code.
+    fn is_native(&self, id: ProgId) -> bool {
+        #[cfg(not(target_family = "wasm"))]
+        if let Some(j) = self.jit.as_ref() {
+            return j.is_native(id);
+        }
+        let _ = id;
+        false
+    }
+
     /// The counters as the report shows them.
     pub fn counters_value(&self) -> serde_json::Value {
         let mut c = self.c.clone();
@@ -1094,7 +1363,30 @@ impl OnlyNaive {
                 c.refusals_by_form.insert(name.clone(), *rf);
             }
         }
+        #[cfg(not(target_family = "wasm"))]
+        if let Some(j) = self.jit.as_ref() {
+            // Compiling is building: the arm's build time includes it.
+            c.build_ns += j.stats.compile_ns;
+        }
         let mut v = serde_json::to_value(&c).unwrap_or(serde_json::Value::Null);
+        #[cfg(not(target_family = "wasm"))]
+        if let (Some(j), Some(o)) = (self.jit.as_ref(), v.as_object_mut()) {
+            let s = &j.stats;
+            o.insert(
+                "jit".into(),
+                serde_json::json!({
+                    "compiled": s.compiled,
+                    "declined": s.declined,
+                    "declined_by": s.declined_by,
+                    "code_bytes": s.code_bytes,
+                    "native_entries": s.native_entries,
+                    "diverts": s.diverts,
+                    "chained": s.chained,
+                    "compile_ns": s.compile_ns,
+                    "live": j.live(),
+                }),
+            );
+        }
         if let (Some(forms), Some(o)) = (self.form_census(), v.as_object_mut()) {
             o.insert(
                 "census_forms".into(),
@@ -1178,11 +1470,16 @@ impl Engine for OnlyNaive {
         let key = code_key(cpu.sbase[seg::CS], cpu.eip);
         Some(match self.sites.get(&key) {
             Some(Site::Prog(id)) => format!(
-                "µop program #{} at {:04X}:{:04X} ({} E1 ops)",
+                "µop program #{} at {:04X}:{:04X} ({} E1 ops{})",
                 id.0,
                 cpu.sregs[seg::CS],
                 cpu.eip,
-                self.arena.ops(*id).unwrap_or(0)
+                self.arena.ops(*id).unwrap_or(0),
+                if self.is_native(*id) {
+                    ", native code"
+                } else {
+                    ""
+                }
             ),
             Some(Site::Fallback(id)) => format!(
                 "L1 fallback instruction `{}`",
