@@ -192,7 +192,12 @@ impl<B: Bus> Op<B> {
 
     /// [`Op::read`] for an operand of known shape `S`.
     #[inline(always)]
-    pub fn read_as<const S: Shape>(&self, cpu: &Cpu, bus: &mut B, o: Opnd) -> Result<u32, Exception> {
+    pub fn read_as<const S: Shape>(
+        &self,
+        cpu: &Cpu,
+        bus: &mut B,
+        o: Opnd,
+    ) -> Result<u32, Exception> {
         Ok(get(cpu, bus, self.loc_as::<S>(cpu, o)?))
     }
 }

@@ -33,13 +33,29 @@ macro_rules! pick2 {
 /// register/memory and memory/immediate at each width.
 macro_rules! pick_binary {
     ($mk:ident, $d:expr, $s:expr, $any:expr) => {
-        pick2!($mk, $d, $s, $any, [
-            (R8, R8), (R16, R16), (R32, R32),
-            (R8, IMM), (R16, IMM), (R32, IMM),
-            (M8, R8), (M16, R16), (M32, R32),
-            (R8, M8), (R16, M16), (R32, M32),
-            (M8, IMM), (M16, IMM), (M32, IMM),
-        ])
+        pick2!(
+            $mk,
+            $d,
+            $s,
+            $any,
+            [
+                (R8, R8),
+                (R16, R16),
+                (R32, R32),
+                (R8, IMM),
+                (R16, IMM),
+                (R32, IMM),
+                (M8, R8),
+                (M16, R16),
+                (M32, R32),
+                (R8, M8),
+                (R16, M16),
+                (R32, M32),
+                (M8, IMM),
+                (M16, IMM),
+                (M32, IMM),
+            ]
+        )
     };
 }
 
@@ -107,7 +123,12 @@ fn unary_op<B: Bus, const U: u8>(d: u8) -> Handler<B> {
             alu::h_unary::<B, U, $D> as Handler<B>
         };
     }
-    pick1!(mk, d, alu::h_unary::<B, FROM_SUB, ANY>, [R8, R16, R32, M8, M16, M32])
+    pick1!(
+        mk,
+        d,
+        alu::h_unary::<B, FROM_SUB, ANY>,
+        [R8, R16, R32, M8, M16, M32]
+    )
 }
 
 /// NOT (0) NEG (1) INC (2) DEC (3).
@@ -130,10 +151,26 @@ pub fn shift<B: Bus>(dst: Opnd, src: Opnd) -> Handler<B> {
             alu::h_shift::<B, $D, $S> as Handler<B>
         };
     }
-    pick2!(mk, d, s, alu::h_shift::<B, ANY, ANY>, [
-        (R8, IMM), (R16, IMM), (R32, IMM), (M8, IMM), (M16, IMM), (M32, IMM),
-        (R8, R8), (R16, R8), (R32, R8), (M8, R8), (M16, R8), (M32, R8),
-    ])
+    pick2!(
+        mk,
+        d,
+        s,
+        alu::h_shift::<B, ANY, ANY>,
+        [
+            (R8, IMM),
+            (R16, IMM),
+            (R32, IMM),
+            (M8, IMM),
+            (M16, IMM),
+            (M32, IMM),
+            (R8, R8),
+            (R16, R8),
+            (R32, R8),
+            (M8, R8),
+            (M16, R8),
+            (M32, R8),
+        ]
+    )
 }
 
 /// MOVZX / MOVSX.
@@ -144,9 +181,20 @@ pub fn movx<B: Bus>(dst: Opnd, src: Opnd) -> Handler<B> {
             data::h_movx::<B, $D, $S> as Handler<B>
         };
     }
-    pick2!(mk, d, s, data::h_movx::<B, ANY, ANY>, [
-        (R16, R8), (R16, M8), (R32, R8), (R32, M8), (R32, R16), (R32, M16),
-    ])
+    pick2!(
+        mk,
+        d,
+        s,
+        data::h_movx::<B, ANY, ANY>,
+        [
+            (R16, R8),
+            (R16, M8),
+            (R32, R8),
+            (R32, M8),
+            (R32, R16),
+            (R32, M16),
+        ]
+    )
 }
 
 /// LEA.
@@ -167,7 +215,12 @@ pub fn push<B: Bus>(dst: Opnd) -> Handler<B> {
             data::h_push::<B, $D> as Handler<B>
         };
     }
-    pick1!(mk, shape::of(dst), data::h_push::<B, ANY>, [R16, R32, IMM, M16, M32])
+    pick1!(
+        mk,
+        shape::of(dst),
+        data::h_push::<B, ANY>,
+        [R16, R32, IMM, M16, M32]
+    )
 }
 
 /// POP into a general register (memory and segment registers take the

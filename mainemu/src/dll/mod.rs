@@ -56,8 +56,8 @@ macro_rules! dll {
     (@ord $o:literal) => { Some($o) };
 }
 
-pub mod crt;
 pub mod advapi32;
+pub mod crt;
 pub mod gdi32;
 pub mod gui_structs;
 pub mod kernel32;
@@ -746,7 +746,11 @@ mod tests {
         for d in DLLS {
             let mut names: Vec<&str> = d.all_exports().iter().map(|e| e.name).collect();
             names.sort();
-            let dups: Vec<&str> = names.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+            let dups: Vec<&str> = names
+                .windows(2)
+                .filter(|w| w[0] == w[1])
+                .map(|w| w[0])
+                .collect();
             assert!(dups.is_empty(), "{}: declared twice: {dups:?}", d.name);
         }
     }

@@ -156,11 +156,26 @@ fn run(a: Args) -> Result<ExitCode, String> {
     }
     let rows: Vec<Row> = entries.iter().map(|e| measure(e, &a.arm, a.reps)).collect();
     let counted = |r: &Row| r.error.is_none() && r.dispatches >= a.min_dispatches;
-    let med = median(rows.iter().filter(|r| counted(r)).map(|r| r.ns_per_dispatch).collect());
+    let med = median(
+        rows.iter()
+            .filter(|r| counted(r))
+            .map(|r| r.ns_per_dispatch)
+            .collect(),
+    );
     println!(
         "{:<40} {:>11} {:>8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} {:>6}",
-        "program", "dispatches", "ns/disp", "x med", "slow%", "volat%", "windw%", "step%",
-        "shdw%", "device%", "comp/M", "spin%"
+        "program",
+        "dispatches",
+        "ns/disp",
+        "x med",
+        "slow%",
+        "volat%",
+        "windw%",
+        "step%",
+        "shdw%",
+        "device%",
+        "comp/M",
+        "spin%"
     );
     let gate = a.gate.unwrap_or(2.0);
     let mut above = Vec::new();
@@ -169,7 +184,11 @@ fn run(a: Args) -> Result<ExitCode, String> {
             println!("{:<40} error: {e}", r.name);
             continue;
         }
-        let x = if med > 0.0 { r.ns_per_dispatch / med } else { 0.0 };
+        let x = if med > 0.0 {
+            r.ns_per_dispatch / med
+        } else {
+            0.0
+        };
         let mark = if counted(r) && x > gate {
             above.push(r.name.clone());
             " <"

@@ -33,7 +33,8 @@ pub struct Kinds {
 
 impl Kinds {
     pub fn new<B: EngineBus>() -> Kinds {
-        let mut canon: Vec<(u8, [u8; 2])> = (0..16u8).map(|cc| (JCC + cc, [0x70 + cc, 0])).collect();
+        let mut canon: Vec<(u8, [u8; 2])> =
+            (0..16u8).map(|cc| (JCC + cc, [0x70 + cc, 0])).collect();
         canon.push((JMP, [0xEB, 0x00]));
         canon.push((LOOP, [0xE2, 0x00]));
         let mut table = Vec::new();

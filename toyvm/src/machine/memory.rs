@@ -150,7 +150,12 @@ impl Memory {
     #[inline(always)]
     pub fn read32_low(&self, a: u32) -> u32 {
         let a = (a & 0xF_FFFF) as usize;
-        u32::from_le_bytes([self.ram[a], self.ram[a + 1], self.ram[a + 2], self.ram[a + 3]])
+        u32::from_le_bytes([
+            self.ram[a],
+            self.ram[a + 1],
+            self.ram[a + 2],
+            self.ram[a + 3],
+        ])
     }
 
     /// Writes a word below the VGA window (`a < VGA_START - 1`, always

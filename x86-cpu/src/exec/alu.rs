@@ -80,7 +80,11 @@ pub fn h_unary<B: Bus, const U: u8, const D: Shape>(cpu: &mut Cpu, bus: &mut B, 
 
 /// ROL ROR RCL RCR SHL SHR SAL SAR (`sub` = /reg order) on shape `D`; the
 /// count from `src` (shape `S`: an immediate or CL).
-pub fn h_shift<B: Bus, const D: Shape, const S: Shape>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+pub fn h_shift<B: Bus, const D: Shape, const S: Shape>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    op: &Op<B>,
+) -> R {
     let d = op.loc_as::<D>(cpu, op.dst)?;
     let a = get(cpu, bus, d);
     let count = op.read_as::<S>(cpu, bus, op.src)? & 0xFF;

@@ -29,7 +29,11 @@ pub fn h_jmp_rel<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
 /// Jcc: condition code `CC` (the low nibble of the opcode), or
 /// [`super::alu::FROM_SUB`] to take it from `sub`.
 pub fn h_jcc<B: Bus, const CC: u8>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
-    let cc = if CC == super::alu::FROM_SUB { op.sub } else { CC };
+    let cc = if CC == super::alu::FROM_SUB {
+        op.sub
+    } else {
+        CC
+    };
     if cpu.flags.cond(cc) {
         branch(cpu, op.o32, rel_target(cpu, op))
     } else {

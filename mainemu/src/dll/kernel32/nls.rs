@@ -63,7 +63,9 @@ fn units(env: &Env, p: u32, n: i32, wide: bool) -> Option<Vec<u16>> {
     let size = if wide { 2 } else { 1 };
     let b = env.read_bytes(p, n as u32 * size)?;
     Some(if wide {
-        b.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect()
+        b.chunks(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect()
     } else {
         b.iter().map(|&c| c as u16).collect()
     })
@@ -103,7 +105,13 @@ pub fn compare(a: &[u16], b: &[u16], ignore_case: bool) -> i32 {
     for (&x, &y) in a.iter().zip(b) {
         if x != y {
             let (lx, ly) = (lower(x) == x, lower(y) == y);
-            return if lx && !ly { -1 } else if !lx && ly { 1 } else { (x as i32 - y as i32).signum() };
+            return if lx && !ly {
+                -1
+            } else if !lx && ly {
+                1
+            } else {
+                (x as i32 - y as i32).signum()
+            };
         }
     }
     0
@@ -113,7 +121,15 @@ pub fn compare(a: &[u16], b: &[u16], ignore_case: bool) -> i32 {
 const IGNORECASE: u32 = 0x1 | 0x10;
 
 #[allow(clippy::too_many_arguments)]
-fn compare_string(env: &mut Env, flags: u32, s1: u32, n1: i32, s2: u32, n2: i32, wide: bool) -> u32 {
+fn compare_string(
+    env: &mut Env,
+    flags: u32,
+    s1: u32,
+    n1: i32,
+    s2: u32,
+    n2: i32,
+    wide: bool,
+) -> u32 {
     let (Some(a), Some(b)) = (units(env, s1, n1, wide), units(env, s2, n2, wide)) else {
         return env.fail(err::INVALID_PARAMETER, 0);
     };
@@ -328,7 +344,11 @@ fn format_message(
     let Some(out) = expand(env, &text, flags, &arg, wide) else {
         return env.fail(err::INVALID_PARAMETER, 0);
     };
-    let units = if wide { out.encode_utf16().count() } else { out.chars().count() } as u32;
+    let units = if wide {
+        out.encode_utf16().count()
+    } else {
+        out.chars().count()
+    } as u32;
     let unit = if wide { 2 } else { 1 };
     if flags & fm::ALLOCATE_BUFFER != 0 {
         let a = gl_alloc(env, 0, (units + 1).max(size) * unit);
@@ -429,14 +449,29 @@ mod tests {
     #[test]
     fn format_message_inserts() {
         let mut env = Env::new(crate::memory::Memory::new());
-        let a = env.mem.virtual_alloc(0, 0x1000, crate::memory::mem::RESERVE | crate::memory::mem::COMMIT, crate::memory::prot::READWRITE).unwrap();
+        let a = env
+            .mem
+            .virtual_alloc(
+                0,
+                0x1000,
+                crate::memory::mem::RESERVE | crate::memory::mem::COMMIT,
+                crate::memory::prot::READWRITE,
+            )
+            .unwrap();
         // Arguments: 42, a pointer to "xy", 255.
         env.mem.poke(a + 0x100, b"xy\0");
         for (k, v) in [42u32, a + 0x100, 255].iter().enumerate() {
             env.mem.poke_u32(a + 4 * k as u32, *v);
         }
         let arg = |k: u32| Some(a + 4 * (k - 1));
-        let got = expand(&env, "n=%1!d! s=%2 x=%3!02x!%n100%% %.%0tail", 0, &arg, false).unwrap();
+        let got = expand(
+            &env,
+            "n=%1!d! s=%2 x=%3!02x!%n100%% %.%0tail",
+            0,
+            &arg,
+            false,
+        )
+        .unwrap();
         assert_eq!(got, "n=42 s=xy x=ff\r\n100% .");
         let kept = expand(&env, "%1 and %2!d!", fm::IGNORE_INSERTS, &|_| None, false).unwrap();
         assert_eq!(kept, "%1 and %2!d!");
