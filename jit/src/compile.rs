@@ -855,14 +855,7 @@ impl<'a, M: MachineRuntime> Gen<'a, M> {
                 let r = self.mask(r, w);
                 self.wr(dst, r);
             }
-            Op::Arith { op, w, dst, a, b } => {
-                let av = self.src(a);
-                let bv = self.src(b);
-                let r = self.arith(op, w, av, bv);
-                if let Some(d) = dst {
-                    self.wr(d, r);
-                }
-            }
+            Op::Arith { op, w, dst, a, b } => self.arith_into(op, w, dst, a, b),
             Op::Shift {
                 op,
                 w,
@@ -1082,6 +1075,17 @@ impl<'a, M: MachineRuntime> Gen<'a, M> {
         }
     }
 
+    /// [`Op::Arith`]'s meaning (flag record written, `dst` when given); the
+    /// `BrArith` terminator runs it before its branch.
+    fn arith_into(&mut self, op: ArithOp, w: Width, dst: Option<Reg>, a: Src, b: Src) {
+        let av = self.src(a);
+        let bv = self.src(b);
+        let r = self.arith(op, w, av, bv);
+        if let Some(d) = dst {
+            self.wr(d, r);
+        }
+    }
+
     fn arith(&mut self, op: ArithOp, w: Width, a: Value, b: Value) -> Value {
         let a = self.mask(a, w);
         let b = self.mask(b, w);
@@ -1214,12 +1218,7 @@ impl<'a, M: MachineRuntime> Gen<'a, M> {
                 f,
             } => {
                 // Exactly Op::Arith then Term::BrCc (flag forwarding).
-                let av = self.src(a);
-                let bv = self.src(b);
-                let r = self.arith(op, w, av, bv);
-                if let Some(d) = dst {
-                    self.wr(d, r);
-                }
+                self.arith_into(op, w, dst, a, b);
                 let c = self.cond(cc);
                 let (tb, fb) = (self.blocks[t.0 as usize], self.blocks[f.0 as usize]);
                 self.b.ins().brif(c, tb, &[], fb, &[]);
