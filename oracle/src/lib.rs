@@ -17,6 +17,7 @@ pub mod disasm;
 pub mod fuzz;
 pub mod report;
 pub mod repro;
+pub mod shard;
 pub mod slicing;
 pub mod spec;
 pub mod state;
