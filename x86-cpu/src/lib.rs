@@ -271,6 +271,43 @@ pub const EFLAGS_RF: u32 = 1 << 16;
 pub const EFLAGS_WRITABLE: u32 = 0x0024_7FD5;
 
 impl Cpu {
+    /// The system state as bytes, for the oracle's comparison (`system`
+    /// in a sample): CR0/CR2/CR3, DR0-DR7, GDTR, IDTR, LDTR, TR, the
+    /// descriptor caches (base, limit, attributes) of the six segment
+    /// registers, the mode (protected, V86, CPL, 32-bit code and stack).
+    /// Descriptor tables themselves live in RAM and are compared there; the
+    /// host-side translation cache is not guest state and stays out.
+    pub fn system_state_bytes(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(160);
+        for v in [self.cr0, self.cr2, self.cr3, self.gdt_base, self.idt_base] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in self.dr {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&self.gdt_limit.to_le_bytes());
+        b.extend_from_slice(&self.idt_limit.to_le_bytes());
+        for t in [&self.ldtr, &self.tr] {
+            b.extend_from_slice(&t.sel.to_le_bytes());
+            b.extend_from_slice(&t.base.to_le_bytes());
+            b.extend_from_slice(&t.limit.to_le_bytes());
+            b.extend_from_slice(&t.attr.to_le_bytes());
+        }
+        for i in 0..6 {
+            b.extend_from_slice(&self.sbase[i].to_le_bytes());
+            b.extend_from_slice(&self.slimit[i].to_le_bytes());
+            b.extend_from_slice(&self.sattr[i].to_le_bytes());
+        }
+        b.extend_from_slice(&[
+            self.pmode as u8,
+            self.v86 as u8,
+            self.cpl,
+            self.code32 as u8,
+            self.stack32 as u8,
+        ]);
+        b
+    }
+
     /// Reset state as this lab defines it: every register, selector and base
     /// zero (the caller sets CS:IP), FLAGS = 0x0002, CR0 = ET, IVT at 0 with
     /// limit 0x3FF, FPU as after FNINIT, clock 0.
