@@ -1092,7 +1092,11 @@ impl OnlyNaive {
         // As `l0::step`: the shadow covers only the boundary before this
         // instruction (the session has decided it already).
         cpu.shadow = false;
-        let id = if cpu.flags.tf() {
+        // Blocks are real-mode code (decoded 16-bit, keyed by CS base and
+        // IP): in protected, V86 or 32-bit code the step is uncached, as
+        // L1's (an interrupt shadow there, after STI or MOV SS, ran a
+        // 16-bit block on 32-bit code: 3DFONTZ under CWSDPMI).
+        let id = if cpu.flags.tf() || !cpu.plain_real() {
             None
         } else {
             self.single(m, cpu.sbase[seg::CS], cpu.eip, cpu.clock)
