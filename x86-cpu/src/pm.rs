@@ -13,7 +13,7 @@
 
 use crate::bus::{Bus, Mmu};
 use crate::decode::{self, Mode, MAX_LEN};
-use crate::exec::{next_ip, stop_reason};
+use crate::exec::{complete, stop_reason};
 use crate::l0::{self, StepOutcome, StopReason};
 use crate::op::{Flow, Op};
 use crate::paging::Paged;
@@ -143,20 +143,6 @@ pub fn run_op<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> StepOutcome {
         return fault(cpu, bus, Exception(14, code), op);
     }
     let out = match r {
-        Ok(Flow::Next) => {
-            cpu.eip = next_ip(cpu, op);
-            StepOutcome::Ok
-        }
-        Ok(Flow::Jump) | Ok(Flow::Repeat) => StepOutcome::Ok,
-        Ok(Flow::Halt) => {
-            cpu.eip = next_ip(cpu, op);
-            cpu.halted = true;
-            StepOutcome::Halt
-        }
-        Ok(Flow::HostCall(n)) => {
-            cpu.eip = next_ip(cpu, op);
-            StepOutcome::HostCall(n)
-        }
         Ok(Flow::Stop(what)) => {
             snap.restore(cpu, bus);
             return StepOutcome::Stop(stop_reason(cpu, op, what));
@@ -168,6 +154,7 @@ pub fn run_op<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> StepOutcome {
             cpu.clock += 1;
             return fault(cpu, bus, e, op);
         }
+        Ok(flow) => complete(cpu, op, flow),
     };
     cpu.clock += 1;
     let sti_shadow = cpu.shadow && !if_before && cpu.flags.if_();

@@ -90,20 +90,6 @@ pub(crate) fn dispatch<B: Bus, const PMODE: bool>(
         });
     }
     let out = match r {
-        Ok(Flow::Next) => {
-            cpu.eip = next_ip(cpu, op);
-            StepOutcome::Ok
-        }
-        Ok(Flow::Jump) | Ok(Flow::Repeat) => StepOutcome::Ok,
-        Ok(Flow::Halt) => {
-            cpu.eip = next_ip(cpu, op);
-            cpu.halted = true;
-            StepOutcome::Halt
-        }
-        Ok(Flow::HostCall(n)) => {
-            cpu.eip = next_ip(cpu, op);
-            StepOutcome::HostCall(n)
-        }
         Ok(Flow::Stop(what)) => {
             snap.restore(cpu);
             if PMODE {
@@ -119,6 +105,7 @@ pub(crate) fn dispatch<B: Bus, const PMODE: bool>(
             cpu.clock += 1;
             return Err(Raised { e, mem: None });
         }
+        Ok(flow) => complete(cpu, op, flow),
     };
     cpu.clock += 1;
     Ok(out)
@@ -174,6 +161,30 @@ pub fn stop_reason<B>(cpu: &Cpu, op: &Op<B>, code: u8) -> StopReason {
         ip: cpu.eip,
         bytes: op.bytes[..op.len as usize].to_vec(),
         what: Flow::stop_message(code).to_string(),
+    }
+}
+
+/// Where an instruction that completed with `flow` leaves the CPU: IP
+/// past it unless it jumped or repeats (a REP element), halted after HLT,
+/// the host service to run after the host-call op. The callers handle
+/// `Flow::Stop` (and faults) themselves, before this.
+#[inline(always)]
+pub fn complete<B>(cpu: &mut Cpu, op: &Op<B>, flow: Flow) -> StepOutcome {
+    match flow {
+        Flow::Jump | Flow::Repeat => StepOutcome::Ok,
+        Flow::Halt => {
+            cpu.eip = next_ip(cpu, op);
+            cpu.halted = true;
+            StepOutcome::Halt
+        }
+        Flow::HostCall(n) => {
+            cpu.eip = next_ip(cpu, op);
+            StepOutcome::HostCall(n)
+        }
+        Flow::Next | Flow::Stop(_) => {
+            cpu.eip = next_ip(cpu, op);
+            StepOutcome::Ok
+        }
     }
 }
 
