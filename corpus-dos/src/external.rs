@@ -51,6 +51,7 @@ fn blank(name: &str, family: &str, binary: String, format: &str) -> Program {
         keys: String::new(),
         dos_version: "5.0".into(),
         companions: Vec::new(),
+        files: Vec::new(),
         args: String::new(),
         timing_independent: false,
         expected_checksum: String::new(),
@@ -211,6 +212,27 @@ fn load_tsv(dir: &Path, tsv: &Path) -> Result<Vec<Program>, ExternalError> {
         }
         let _ = dir;
         out.push(p);
+    }
+    // The hosts the notes name, as in the DOSBox runs: `CWSDPMI -p` first
+    // (the DPMI host stays resident), DOS4GW.EXE in C:\ for Watcom LE stubs.
+    let cws = out
+        .iter()
+        .position(|p| p.binary.eq_ignore_ascii_case("_support/CWSDPMI.EXE"))
+        .map(|i| out[i].name.clone());
+    let has_dos4gw = out
+        .iter()
+        .any(|p| p.binary.eq_ignore_ascii_case("_support/DOS4GW.EXE"));
+    for p in &mut out {
+        if p.binary.eq_ignore_ascii_case("_support/CWSDPMI.EXE") {
+            p.args = "-p".into();
+        } else if p.dosbox_note.contains("CWSDPMI -p") {
+            if let Some(c) = &cws {
+                p.companions.push(c.clone());
+            }
+        }
+        if has_dos4gw && p.dosbox_note.contains("needs DOS4GW.EXE") {
+            p.files.push("_support/DOS4GW.EXE".into());
+        }
     }
     Ok(out)
 }

@@ -116,6 +116,10 @@ pub struct Program {
     /// Programs (by name) to run first in the same session.
     #[serde(default)]
     pub companions: Vec<String>,
+    /// Files (relative to the corpus root) the guest finds in C:\ besides
+    /// the program's directory, e.g. the DOS/4G extender an LE stub runs.
+    #[serde(default)]
+    pub files: Vec<String>,
     #[serde(default)]
     pub args: String,
     #[serde(default)]

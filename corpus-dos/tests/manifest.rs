@@ -119,6 +119,30 @@ fn external_dos_real_manifest() {
     for p in &c.programs {
         assert!(c.binary_path(p).is_file(), "{}", p.binary);
     }
+    // The hosts the notes name: CWSDPMI -p before the 18 DPMI clients,
+    // DOS4GW.EXE in C:\ for the 4 Watcom LE programs.
+    let cws: Vec<_> = c
+        .programs
+        .iter()
+        .filter(|p| p.companions == ["CWSDPMI"])
+        .collect();
+    assert_eq!(cws.len(), 18);
+    assert_eq!(c.get("CWSDPMI").unwrap().args, "-p");
+    let le: Vec<_> = c
+        .programs
+        .iter()
+        .filter(|p| p.files == ["_support/DOS4GW.EXE"])
+        .map(|p| p.binary.as_str())
+        .collect();
+    assert_eq!(
+        le,
+        [
+            "w84death-p1x-dos-demoscene/demo-01/OPENWATCOM/INTRO.EXE",
+            "w84death-p1x-dos-demoscene/experiments/FIRE.EXE",
+            "w84death-p1x-dos-demoscene/intro-01/FIRE.EXE",
+            "w84death-p1x-dos-demoscene/intro-01/INTRO.EXE"
+        ]
+    );
 }
 
 /// The MZ programs: header fields consistent with the file, relocations and the

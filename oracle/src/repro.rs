@@ -93,6 +93,9 @@ fn portable(run: &RunSpec) -> RunSpec {
     for c in &mut run.companions {
         c.program = relativize(&c.program);
     }
+    for f in &mut run.files {
+        *f = relativize(f);
+    }
     run
 }
 
@@ -282,6 +285,9 @@ pub fn load(path: impl AsRef<Path>) -> Result<Repro, String> {
     r.run.program = resolve(&r.run.program, base);
     for c in &mut r.run.companions {
         c.program = resolve(&c.program, base);
+    }
+    for f in &mut r.run.files {
+        *f = resolve(f, base);
     }
     Ok(r)
 }

@@ -21,6 +21,9 @@ pub struct RunSpec {
     /// Programs run first in the same session (host path, arguments).
     #[serde(default)]
     pub companions: Vec<Companion>,
+    /// Host files the guest finds in C:\ (e.g. DOS4GW.EXE for an LE stub).
+    #[serde(default)]
+    pub files: Vec<PathBuf>,
     /// "5.0", "2.0", ...
     #[serde(default = "default_dos")]
     pub dos_version: String,
@@ -57,6 +60,7 @@ impl RunSpec {
             program: program.into(),
             args: String::new(),
             companions: Vec::new(),
+            files: Vec::new(),
             dos_version: default_dos(),
             budget,
             keys: String::new(),
@@ -84,6 +88,7 @@ impl RunSpec {
             program: corpus.binary_path(p),
             args: p.args.clone(),
             companions,
+            files: p.files.iter().map(|f| corpus.root.join(f)).collect(),
             dos_version: p.dos_version.clone(),
             budget: budget.unwrap_or(p.budget),
             keys: p.keys.clone(),
@@ -106,6 +111,7 @@ impl RunSpec {
                 args: c.args.clone(),
             })
             .collect();
+        cfg.files = self.files.clone();
         cfg.budget = self.budget;
         cfg.dos_version = parse_dos_version(&self.dos_version)?;
         cfg.keys = (!self.keys.trim().is_empty()).then(|| self.keys.clone());
@@ -151,6 +157,11 @@ impl RunSpec {
                     "{}: no such companion program file",
                     c.program.display()
                 ));
+            }
+        }
+        for f in &self.files {
+            if !f.is_file() {
+                return Err(format!("{}: no such file", f.display()));
             }
         }
         Ok(())

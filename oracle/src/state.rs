@@ -41,6 +41,10 @@ pub struct State {
     /// XXH3-64 of the x87 state (`Fpu::state_bytes`), hex.
     #[serde(default)]
     pub fpu_hash: String,
+    /// XXH3-64 of the CPU's system state (CR0/CR2/CR3, DR0-7, GDTR, IDTR,
+    /// LDTR, TR, the descriptor caches, protected/V86 mode and CPL), hex.
+    #[serde(default)]
+    pub system_hash: String,
 }
 
 pub const REG_NAMES: [&str; 8] = ["EAX", "ECX", "EDX", "EBX", "ESP", "EBP", "ESI", "EDI"];
@@ -90,6 +94,7 @@ impl State {
             frame_hash: hex64(x.frame_hash),
             console_hash: hex64(x.console_hash),
             fpu_hash: hex64(x.fpu_hash),
+            system_hash: hex64(x.system_hash),
         }
     }
 
@@ -138,6 +143,9 @@ impl State {
         if self.fpu_hash != o.fpu_hash {
             d.push("x87".into());
         }
+        if self.system_hash != o.system_hash {
+            d.push("system".into());
+        }
         d
     }
 
@@ -166,6 +174,7 @@ impl State {
         r.push(("frame".into(), self.frame_hash.clone()));
         r.push(("console".into(), self.console_hash.clone()));
         r.push(("x87".into(), self.fpu_hash.clone()));
+        r.push(("system".into(), self.system_hash.clone()));
         r
     }
 }

@@ -38,9 +38,103 @@ fn line_ending_at_ffff() -> Vec<u8> {
     v
 }
 
+/// MOV SS's interrupt shadow in 32-bit protected-mode code. The program
+/// enters protected mode by itself (a GDT with 32-bit code, data and
+/// 16-bit code at its own base), loads SS, and the instruction under the
+/// shadow is `cmp eax, 12345678h` (3D id, five bytes in 32-bit code); then
+/// it returns to real mode and exits with AL. Found by the dos-real sweep
+/// (3DFONTZ and five more efliks asm32 programs under CWSDPMI): the µop
+/// arms ran a shadowed instruction from a real-mode block, decoded 16-bit
+/// (`cmp ax, 5678h; xor al, 12h`), and exited 6Ah where l1 exits 78h.
+/// Assembled with nasm from:
+///
+/// ```text
+/// ; MOV SS's interrupt shadow in 32-bit protected-mode code: the instruction
+/// ; under the shadow must be decoded 32-bit (3D id, 5 bytes), not as the
+/// ; 16-bit 3D iw + 34 12 (XOR AL,12h) a real-mode block would make of it.
+/// org 100h
+/// bits 16
+/// start:
+///   cli
+///   mov ax, cs
+///   mov [rmseg], ax            ; the far jump back to real mode
+///   movzx eax, ax
+///   shl eax, 4
+///   mov ebx, eax
+///   add ebx, gdt
+///   mov [gdtr+2], ebx          ; GDTR base: linear address of gdt
+///   mov [gdt+8+2], ax          ; base 15..0 of the three descriptors
+///   mov [gdt+16+2], ax
+///   mov [gdt+24+2], ax
+///   shr eax, 16
+///   mov [gdt+8+4], al          ; base 23..16
+///   mov [gdt+16+4], al
+///   mov [gdt+24+4], al
+///   lgdt [gdtr]
+///   mov eax, cr0
+///   or al, 1
+///   mov cr0, eax
+///   jmp 08h:pm32
+/// bits 32
+/// pm32:
+///   mov eax, 12345678h
+///   mov bx, 10h
+///   mov ss, bx                 ; the shadow covers the next instruction
+///   cmp eax, 12345678h
+///   jmp 18h:pm16
+/// bits 16
+/// pm16:
+///   mov bx, 10h
+///   mov ds, bx
+///   mov ss, bx
+///   mov ebx, cr0
+///   and bl, 0FEh
+///   mov cr0, ebx
+///   db 0EAh                    ; jmp far rmseg:real
+///   dw real
+/// rmseg: dw 0
+/// real:
+///   mov bx, cs
+///   mov ds, bx
+///   mov ss, bx
+///   sti
+///   mov ah, 4Ch                ; exit code AL: 78h (6Ah after a 16-bit decode)
+///   int 21h
+/// align 8
+/// gdt:
+///   dq 0
+///   db 0FFh, 0FFh, 0, 0, 0, 9Ah, 40h, 0     ; 08h: 32-bit code, base patched
+///   db 0FFh, 0FFh, 0, 0, 0, 92h, 00h, 0     ; 10h: data, 64 KiB
+///   db 0FFh, 0FFh, 0, 0, 0, 9Ah, 00h, 0     ; 18h: 16-bit code
+/// gdtr:
+///   dw 31
+///   dd 0
+/// ```
+fn pm32_shadow_step() -> Vec<u8> {
+    vec![
+        0xFA, 0x8C, 0xC8, 0xA3, 0x6F, 0x01, 0x66, 0x0F, 0xB7, 0xC0, 0x66, 0xC1,
+        0xE0, 0x04, 0x66, 0x89, 0xC3, 0x66, 0x81, 0xC3, 0x80, 0x01, 0x00, 0x00,
+        0x66, 0x89, 0x1E, 0xA2, 0x01, 0xA3, 0x8A, 0x01, 0xA3, 0x92, 0x01, 0xA3,
+        0x9A, 0x01, 0x66, 0xC1, 0xE8, 0x10, 0xA2, 0x8C, 0x01, 0xA2, 0x94, 0x01,
+        0xA2, 0x9C, 0x01, 0x0F, 0x01, 0x16, 0xA0, 0x01, 0x0F, 0x20, 0xC0, 0x0C,
+        0x01, 0x0F, 0x22, 0xC0, 0xEA, 0x45, 0x01, 0x08, 0x00, 0xB8, 0x78, 0x56,
+        0x34, 0x12, 0x66, 0xBB, 0x10, 0x00, 0x8E, 0xD3, 0x3D, 0x78, 0x56, 0x34,
+        0x12, 0xEA, 0x5C, 0x01, 0x00, 0x00, 0x18, 0x00, 0xBB, 0x10, 0x00, 0x8E,
+        0xDB, 0x8E, 0xD3, 0x0F, 0x20, 0xC3, 0x80, 0xE3, 0xFE, 0x0F, 0x22, 0xC3,
+        0xEA, 0x71, 0x01, 0x00, 0x00, 0x8C, 0xCB, 0x8E, 0xDB, 0x8E, 0xD3, 0xFB,
+        0xB4, 0x4C, 0xCD, 0x21, 0x90, 0x90, 0x90, 0x90, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x9A, 0x40, 0x00,
+        0xFF, 0xFF, 0x00, 0x00, 0x00, 0x92, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00,
+        0x00, 0x9A, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00, 0x00, 0x00,
+    ]
+}
+
 /// (name, program, the end every arm must reach)
 fn cases() -> Vec<(&'static str, Vec<u8>, &'static str)> {
-    vec![("line_ending_at_ffff", line_ending_at_ffff(), "exited 34")]
+    vec![
+        ("line_ending_at_ffff", line_ending_at_ffff(), "exited 34"),
+        ("pm32_shadow_step", pm32_shadow_step(), "exited 120"),
+    ]
 }
 
 #[test]

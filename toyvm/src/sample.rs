@@ -36,6 +36,10 @@ pub struct Sample {
     pub console_hash: u64,
     /// XXH3-64 of the x87 state (`Fpu::state_bytes`).
     pub fpu_hash: u64,
+    /// XXH3-64 of the CPU's system state (`Cpu::system_state_bytes`:
+    /// control registers, descriptor table registers and caches, mode).
+    #[serde(default)]
+    pub system_hash: u64,
     /// The CPU is halted (waiting for an interrupt).
     pub halted: bool,
     /// Interrupts taken so far, by vector.
@@ -82,6 +86,7 @@ impl Session {
             frame_hash,
             console_hash: xxhash_rust::xxh3::xxh3_64(console.as_bytes()),
             fpu_hash: xxhash_rust::xxh3::xxh3_64(&self.cpu.fpu.state_bytes()),
+            system_hash: xxhash_rust::xxh3::xxh3_64(&self.cpu.system_state_bytes()),
             halted: self.cpu.halted,
             interrupts: self.interrupts.clone(),
         }

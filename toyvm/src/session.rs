@@ -136,6 +136,11 @@ pub struct Config {
     /// Programs run before it, each until it exits or stays resident
     /// (e.g. a TSR the program needs).
     pub companions: Vec<Program>,
+    /// Host files given to the guest in C:\ (read-only, never written out):
+    /// what the program runs or reads itself, e.g. the DOS/4G extender a
+    /// Watcom LE stub executes (DOS4GW.EXE).
+    #[serde(default)]
+    pub files: Vec<PathBuf>,
     pub budget: u64,
     pub arm: String,
     pub dos_version: (u8, u8),
@@ -152,6 +157,7 @@ impl Config {
                 args: String::new(),
             },
             companions: Vec::new(),
+            files: Vec::new(),
             budget: 20_000_000,
             arm: "l1".into(),
             dos_version: (5, 0),
@@ -289,8 +295,9 @@ impl Session {
         }
         bios.mouse = mouse::Mouse::default();
 
-        // Guest names: the program from its own directory; companions are
-        // given to the guest as files in C:\ (read-only, never written out).
+        // Guest names: the program from its own directory; companions and
+        // extra files are given to the guest as files in C:\ (read-only,
+        // never written out).
         let guest_name = |p: &Path| -> Result<(String, bool), String> {
             let n = p
                 .file_name()
@@ -306,6 +313,10 @@ impl Session {
             let (name, _) = guest_name(&c.path)?;
             fs.inject(&name, read_host(&c.path)?);
             queue.push_back((vec![name], c.args.clone()));
+        }
+        for f in &cfg.files {
+            let (name, _) = guest_name(f)?;
+            fs.inject(&name, read_host(f)?);
         }
         // A program whose host name is not 8.3 gets a DOS short name.
         let (name, is83) = guest_name(prog)?;

@@ -95,3 +95,24 @@ fn truncated_and_foreign_files_are_clear_errors() {
         .unwrap_err()
         .contains("truncated"));
 }
+
+#[test]
+fn test386_reaches_post_ff_with_the_reference_output() {
+    use toyvm::conformance::test386;
+    let Some(d) = data_dir() else { return };
+    let dir = d.join("test386");
+    let rom = test386::rom(&dir).unwrap();
+    let out = test386::run(&rom.bytes, test386::Engine::L1, 200_000_000);
+    assert_eq!(
+        (out.post(), out.end.as_str(), out.dispatches),
+        (0xFF, "halted", 79_686_568),
+        "POSTs {:02X?}",
+        out.posts
+    );
+    if rom.prints {
+        let reference = std::fs::read(dir.join("test386-EE-reference.txt")).unwrap();
+        let (n, first) = test386::compare(&out.output, &reference, 5);
+        assert_eq!(n, 0, "{}", first.join("\n"));
+        assert!(out.output.len() > 1000, "the 0xEE series printed");
+    }
+}

@@ -341,24 +341,16 @@ fn cpuid_reports_a_486_with_fpu_and_eflags_id_ac_toggle() {
 }
 
 #[test]
-fn protected_mode_and_loadall_stop_with_a_clear_report() {
-    // MOV EAX, 1; MOV CR0, EAX.
-    let (mut cpu, mut ram) = machine(&[0x66, 0xB8, 1, 0, 0, 0, 0x0F, 0x22, 0xC0]);
-    l0::step(&mut cpu, &mut ram);
-    match l0::step(&mut cpu, &mut ram) {
-        StepOutcome::Stop(s) => {
-            assert!(s.what.contains("protected mode not modelled"), "{}", s.what);
-            assert_eq!(
-                (s.ip, s.bytes.as_slice()),
-                (0x0106, &[0x0F, 0x22, 0xC0][..])
-            );
-        }
-        other => panic!("{other:?}"),
+fn setting_cr0_pe_enters_protected_mode_and_loadall_stops() {
+    // MOV EAX, 1; MOV CR0, EAX; NOP: protected mode with the real-mode caches
+    // until CS is reloaded (the NOP still runs from CS base << 4, CPL 0).
+    let (mut cpu, mut ram) = machine(&[0x66, 0xB8, 1, 0, 0, 0, 0x0F, 0x22, 0xC0, 0x90]);
+    for _ in 0..3 {
+        assert_eq!(l0::step(&mut cpu, &mut ram), StepOutcome::Ok);
     }
     assert_eq!(
-        (cpu.clock, cpu.eip, cpu.cr0 & 1),
-        (1, 0x0106, 0),
-        "nothing retired"
+        (cpu.clock, cpu.eip, cpu.cr0 & 1, cpu.pmode, cpu.cpl, cpu.code32),
+        (3, 0x010A, 1, true, 0, false)
     );
     let (mut cpu, mut ram) = machine(&[0x0F, 0x07]);
     assert!(

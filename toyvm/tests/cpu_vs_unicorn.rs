@@ -713,8 +713,8 @@ fn check(c: &Case, image: &[u8], tally: &RefCell<Tally>) -> Result<(), TestCaseE
     let ours = run_ours(c, code, image).map_err(TestCaseError::fail)?;
     let theirs = run_unicorn(c, code, image).map_err(TestCaseError::fail)?;
     // ENTER with 66h on a 16-bit stack: QEMU computes FrameTemp from ESP and
-    // writes only BP; the 386 manual takes FrameTemp = SP and sets EBP to it.
-    // The two agree when the upper halves of ESP and EBP are zero.
+    // writes only BP; the SDM (and test386) set all of EBP to it. The two
+    // agree when the upper halves of ESP and EBP are equal.
     if ins.mnemonic() == Mnemonic::Enter
         && code.contains(&0x66)
         && (c.regs[4] | c.regs[5]) >> 16 != 0

@@ -77,6 +77,10 @@ impl WasmSession {
             c.path = absolute(&c.path)?;
             add_dir(c.path.parent().unwrap_or(Path::new("/")), FsPerms::ReadOnly);
         }
+        for f in &mut cfg.files {
+            *f = absolute(f)?;
+            add_dir(f.parent().unwrap_or(Path::new("/")), FsPerms::ReadOnly);
+        }
         if let Some(o) = &mut cfg.out_dir {
             std::fs::create_dir_all(&*o).map_err(|e| format!("{}: {e}", o.display()))?;
             *o = absolute(o)?;

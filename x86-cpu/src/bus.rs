@@ -34,6 +34,24 @@ pub struct MemFault {
     pub access: Access,
 }
 
+/// What the CPU tells a paging adapter ([`crate::paging::Paged`]) in the
+/// middle of an instruction: privilege changes, implicit supervisor accesses
+/// (descriptor tables, the TSS, the IDT), and new paging state. Buses that
+/// do not translate ignore all of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mmu {
+    /// The current privilege level changed (user accesses are CPL 3 ones).
+    Cpl(u8),
+    /// Implicit supervisor accesses begin (`true`) or end (`false`): the
+    /// CPU reads descriptors, the TSS or the IDT whatever the CPL.
+    System(bool),
+    /// CR0 or CR3 were written (a task switch loads CR3 too): translations
+    /// made under the old values are dropped.
+    Reload { cr0: u32, cr3: u32 },
+    /// INVLPG of the page holding this linear address.
+    Invlpg(u32),
+}
+
 /// Physical memory and port space as the CPU sees it.
 pub trait Bus {
     /// Reads one byte at a physical address.
@@ -86,6 +104,20 @@ pub trait Bus {
     #[inline(always)]
     fn probe_write(&mut self, addr: u32, len: u32) {
         let _ = (addr, len);
+    }
+
+    /// Paging control (see [`Mmu`]); a bus that does not translate ignores it.
+    #[inline(always)]
+    fn mmu(&mut self, c: Mmu) {
+        let _ = c;
+    }
+    /// The page-fault error code bits of the fault last taken with
+    /// [`Bus::take_fault`] (bit 0: protection violation rather than a page
+    /// not present, bit 1: write, bit 2: user access); 0 for a bus that does
+    /// not page.
+    #[inline(always)]
+    fn fault_code(&self) -> u16 {
+        0
     }
 
     /// Reads a port. `now` is the guest clock (dispatches) of the instruction

@@ -10,7 +10,7 @@
 //! lets L1 cache its output per block.
 
 use super::ea::{Ea, NO_REG};
-use super::exec::{alu, control, data, system};
+use super::exec::{alu, control, data, sysprot, system};
 use super::op::{Handler, Op, Opnd, Rep};
 use super::select;
 use super::string;
@@ -570,7 +570,7 @@ fn build_mov<B: Bus>(ins: &Instruction, op: &mut Op<B>) -> bool {
         return set(op, system::h_movcr::<B>, sub);
     }
     if r0.is_tr() || r1.is_tr() {
-        return set(op, system::h_stop::<B>, 2);
+        return set(op, system::h_stop::<B>, 1);
     }
     set(op, select::mov::<B>(op.dst, op.src), 0)
 }
@@ -700,7 +700,17 @@ fn build_system<B: Bus>(ins: &Instruction, p: Prefixes, m: M, op: &mut Op<B>) ->
         M::Lidt => set(op, system::h_dtr::<B>, 1),
         M::Sgdt => set(op, system::h_dtr::<B>, 2),
         M::Sidt => set(op, system::h_dtr::<B>, 3),
-        M::Invd | M::Wbinvd | M::Invlpg => set(op, system::h_priv_nop::<B>, 0),
+        M::Invd | M::Wbinvd => set(op, system::h_priv_nop::<B>, 0),
+        M::Invlpg => set(op, system::h_priv_nop::<B>, 1),
+        M::Sldt => set(op, sysprot::h_sysreg::<B>, 0),
+        M::Str => set(op, sysprot::h_sysreg::<B>, 1),
+        M::Lldt => set(op, sysprot::h_sysreg::<B>, 2),
+        M::Ltr => set(op, sysprot::h_sysreg::<B>, 3),
+        M::Verr => set(op, sysprot::h_verify::<B>, 0),
+        M::Verw => set(op, sysprot::h_verify::<B>, 1),
+        M::Lar => set(op, sysprot::h_larlsl::<B>, 0),
+        M::Lsl => set(op, sysprot::h_larlsl::<B>, 1),
+        M::Arpl => set(op, sysprot::h_arpl::<B>, 0),
         M::Wait => set(op, system::h_wait::<B>, 0),
         M::Loadall => set(op, system::h_stop::<B>, 0),
         _ => false,

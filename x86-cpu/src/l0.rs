@@ -61,20 +61,26 @@ pub fn fetch<B: Bus>(cpu: &Cpu, bus: &mut B) -> [u8; MAX_LEN] {
     bytes
 }
 
-/// Whether `bytes` at CS:IP are the host-service instruction in the ROM window.
+/// Whether `bytes` at CS:IP are the host-service instruction in the ROM
+/// window (real mode only: protected-mode code never reaches the host).
 #[inline]
 pub fn is_hostcall(cpu: &Cpu, bytes: &[u8]) -> bool {
     let lin = cpu.sbase[seg::CS].wrapping_add(cpu.eip);
     bytes[0] == 0xFE && bytes[1] == 0x38 && (0xF_0000..0x10_0000).contains(&lin)
 }
 
-/// Executes exactly one instruction (or one REP element) at CS:IP.
+/// Executes exactly one instruction (or one REP element) at CS:IP. In
+/// protected and V86 mode this is `pm::step` (paging, descriptor rules,
+/// delivery through the IDT).
 ///
 /// A halted CPU stays halted and spends nothing: the machine advances time and
 /// wakes it with [`Cpu::interrupt`].
 pub fn step<B: Bus>(cpu: &mut Cpu, bus: &mut B) -> StepOutcome {
     if cpu.halted {
         return StepOutcome::Halt;
+    }
+    if cpu.pmode && !cpu.flat_user {
+        return super::pm::step(cpu, bus);
     }
     cpu.shadow = false;
     let bytes = fetch(cpu, bus);

@@ -162,6 +162,19 @@ impl<B: Bus> Op<B> {
         })
     }
 
+    /// Resolves an operand that is written (a store or a read-modify-write
+    /// destination): memory is checked for writing ([`ea::check_w`]).
+    #[inline(always)]
+    pub fn loc_w(&self, cpu: &Cpu, o: Opnd) -> Result<Loc, Exception> {
+        Ok(match o {
+            Opnd::Mem(w) => {
+                let off = self.ea_off(cpu);
+                Loc::Mem(ea::check_w(cpu, self.ea.seg as usize, off, w.bytes())?, w)
+            }
+            o => self.loc(cpu, o)?,
+        })
+    }
+
     /// Reads an operand.
     #[inline(always)]
     pub fn read(&self, cpu: &Cpu, bus: &mut B, o: Opnd) -> Result<u32, Exception> {
@@ -187,6 +200,24 @@ impl<B: Bus> Op<B> {
             }
             shape::IMM => Ok(Loc::Imm(self.imm)),
             _ => self.loc(cpu, o),
+        }
+    }
+
+    /// [`Op::loc_w`] for an operand of known shape `S` (a written
+    /// destination: memory is checked for writing).
+    #[inline(always)]
+    pub fn loc_as_w<const S: Shape>(&self, cpu: &Cpu, o: Opnd) -> Result<Loc, Exception> {
+        match S {
+            shape::M8 | shape::M16 | shape::M32 => {
+                let w = shape::width(S, Width::W8);
+                let off = self.ea_off(cpu);
+                Ok(Loc::Mem(
+                    ea::check_w(cpu, self.ea.seg as usize, off, w.bytes())?,
+                    w,
+                ))
+            }
+            shape::R8 | shape::R16 | shape::R32 | shape::IMM => self.loc_as::<S>(cpu, o),
+            _ => self.loc_w(cpu, o),
         }
     }
 

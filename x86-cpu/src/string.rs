@@ -68,7 +68,7 @@ fn element<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> Result<(), Excepti
     match op.sub {
         0 => {
             let s = ea::check(cpu, src_seg, si, n)?;
-            let d = ea::check(cpu, seg::ES, di, n)?;
+            let d = ea::check_w(cpu, seg::ES, di, n)?;
             let v = load(bus, s, w);
             store(bus, d, w, v);
             advance(cpu, reg::ESI, a32, delta);
@@ -99,19 +99,19 @@ fn element<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> Result<(), Excepti
             advance(cpu, reg::ESI, a32, delta);
         }
         4 => {
-            let d = ea::check(cpu, seg::ES, di, n)?;
+            let d = ea::check_w(cpu, seg::ES, di, n)?;
             store(bus, d, w, acc(cpu, w));
             advance(cpu, reg::EDI, a32, delta);
         }
         5 => {
-            super::exec::io_privileged(cpu)?;
-            let d = ea::check(cpu, seg::ES, di, n)?;
+            super::exec::io_allowed(cpu, bus, cpu.r16(reg::EDX as u8), w)?;
+            let d = ea::check_w(cpu, seg::ES, di, n)?;
             let v = bus.io_read(cpu.r16(reg::EDX as u8), w, cpu.clock) & w.mask();
             store(bus, d, w, v);
             advance(cpu, reg::EDI, a32, delta);
         }
         _ => {
-            super::exec::io_privileged(cpu)?;
+            super::exec::io_allowed(cpu, bus, cpu.r16(reg::EDX as u8), w)?;
             let s = ea::check(cpu, src_seg, si, n)?;
             let v = load(bus, s, w);
             if bus.fault_pending() {

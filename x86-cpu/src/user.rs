@@ -42,6 +42,7 @@ impl Cpu {
     pub fn new_flat32(s: &FlatSetup) -> Cpu {
         let mut cpu = Cpu::new();
         cpu.pmode = true;
+        cpu.flat_user = true;
         cpu.cpl = 3;
         cpu.code32 = true;
         cpu.stack32 = true;
@@ -55,13 +56,19 @@ impl Cpu {
             };
             cpu.sbase[sreg] = 0;
             cpu.seg_end[sreg] = FLAT_SEG_END;
+            cpu.slimit[sreg] = u32::MAX;
+            // Present, DPL 3, accessed; code readable or data writable;
+            // 32-bit, page granular.
+            cpu.sattr[sreg] = if sreg == seg::CS { 0xCFB } else { 0xCF3 };
+            cpu.seg_wend[sreg] = if sreg == seg::CS { 0 } else { FLAT_SEG_END };
         }
         cpu.sregs[seg::FS] = selector::TEB;
         cpu.sbase[seg::FS] = s.fs_base;
         cpu.seg_end[seg::FS] = s.fs_limit as u64 + 1;
-        cpu.sregs[seg::GS] = 0;
-        cpu.sbase[seg::GS] = 0;
-        cpu.seg_end[seg::GS] = 0;
+        cpu.seg_wend[seg::FS] = s.fs_limit as u64 + 1;
+        cpu.slimit[seg::FS] = s.fs_limit;
+        cpu.sattr[seg::FS] = 0x4F3;
+        crate::segs::set_null(&mut cpu, seg::GS, 0);
         cpu.regs[crate::reg::ESP] = s.esp;
         cpu.eip = s.eip;
         cpu.set_eflags(0x202);

@@ -45,6 +45,11 @@ pub struct Args {
     /// "PATH ARGS" in one argument.
     #[arg(long)]
     pub companion: Vec<String>,
+    /// A host file the guest finds in C:\ (read-only), e.g. an extender the
+    /// program runs itself: `--file ../shared/dos-real/_support/DOS4GW.EXE`.
+    /// Repeatable.
+    #[arg(long)]
+    pub file: Vec<std::path::PathBuf>,
 }
 
 /// Parses "X.Y" into (major, minor).
@@ -82,6 +87,7 @@ fn run(a: Args) -> Result<ExitCode, String> {
             args: a.args.join(" "),
         },
         companions: a.companion.iter().map(|c| parse_program(c)).collect(),
+        files: a.file.clone(),
         budget: a.dispatches,
         arm: a.arm.clone(),
         dos_version: parse_version(&a.dos_version)?,

@@ -98,6 +98,10 @@ pub fn config_for(dir: &Path, row: &Row, budget: u64, arm: &str) -> Config {
             args: "-p".into(),
         });
     }
+    // Watcom LE programs run DOS4GW.EXE themselves (from C:\ or the PATH).
+    if row.notes.contains("needs DOS4GW.EXE") {
+        cfg.files.push(dir.join("_support").join("DOS4GW.EXE"));
+    }
     // The MS-DOS 2.x tools refuse any version but their own.
     if row.path.contains("/v2.0/") {
         cfg.dos_version = (2, 0);

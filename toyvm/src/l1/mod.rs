@@ -54,7 +54,7 @@ pub struct Counters {
     pub threaded_ops: u64,
     /// Instructions run through the uncached path (fetch and decode each
     /// time): volatile code, device windows, single-step mode, shadow steps.
-    /// The four `uncached_*` counters below split it by reason.
+    /// The five `uncached_*` counters below split it by reason.
     pub uncached_steps: u64,
     /// ... because a byte of the instruction is volatile (`smc`).
     pub uncached_volatile: u64,
@@ -67,6 +67,9 @@ pub struct Counters {
     /// one instruction, then the session looks) and the instruction could
     /// not come from the block cache (TF set, or nothing to cache there).
     pub uncached_shadow: u64,
+    /// ... because the CPU is in protected or V86 mode or runs 32-bit code
+    /// (blocks are real-mode code: keyed by CS base and IP, decoded 16-bit).
+    pub uncached_protected: u64,
     /// Runs entered inside an interrupt shadow (one instruction each,
     /// cached or not).
     pub shadow_steps: u64,
@@ -348,6 +351,8 @@ impl<B: EngineBus> L1<B> {
             tb.dev_watch = !self.device_live.is_empty();
             let exit = if cpu.shadow {
                 self.single_step(cpu, &mut tb)
+            } else if cpu.pmode || cpu.code32 {
+                self.run_uncached(cpu, &mut tb, stop_at)
             } else {
                 self.dispatch(cpu, &mut tb, stop_at)
             };

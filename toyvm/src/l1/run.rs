@@ -42,6 +42,8 @@ pub(super) enum Uncached {
     Window,
     SingleStep,
     Shadow,
+    /// Protected-mode, V86 or 32-bit code (blocks hold real-mode code).
+    Protected,
 }
 
 /// What one op did on the general path.
@@ -129,6 +131,11 @@ fn exec_fast<B: EngineBus>(cpu: &mut Cpu, tb: &mut Tracked<B>, t: &TOp<B>) -> St
 fn exec_slow<B: EngineBus>(cpu: &mut Cpu, tb: &mut Tracked<B>, t: &TOp<B>, cs_base: u32) -> Step {
     match exec::run_op(cpu, tb, &t.op) {
         StepOutcome::Ok => {
+            if cpu.pmode {
+                // MOV CR0 / LMSW entered protected mode: blocks hold
+                // real-mode code, the session looks again (`L1::run`).
+                return Step::Exit(EngineExit::Attention);
+            }
             if cpu.eip == t.next_ip && cpu.sbase[seg::CS] == cs_base {
                 Step::Next
             } else {
@@ -360,8 +367,10 @@ impl<B: EngineBus> L1<B> {
             Uncached::Window => &mut self.counters.uncached_window,
             Uncached::SingleStep => &mut self.counters.uncached_single_step,
             Uncached::Shadow => &mut self.counters.uncached_shadow,
+            Uncached::Protected => &mut self.counters.uncached_protected,
         } += 1;
         let if_before = cpu.flags.if_();
+        let mode_before = cpu.pmode;
         let io_before = tb.io_ops;
         let out = l0::step(cpu, tb);
         self.process_hits(tb, cpu.clock);
@@ -372,7 +381,7 @@ impl<B: EngineBus> L1<B> {
                 // sent U2.EXE back to the session 9M times in 20M dispatches
                 // while an IRQ waited with IF=0).
                 let io = tb.io_ops != io_before && tb.take_io_attention();
-                if io || cpu.shadow || (!if_before && cpu.flags.if_()) {
+                if io || cpu.shadow || (!if_before && cpu.flags.if_()) || cpu.pmode != mode_before {
                     Some(EngineExit::Attention)
                 } else {
                     None
@@ -413,6 +422,9 @@ impl<B: EngineBus> L1<B> {
         if cpu.flags.tf() {
             return self.uncached(cpu, tb, Uncached::Shadow);
         }
+        if cpu.pmode || cpu.code32 {
+            return self.uncached(cpu, tb, Uncached::Protected);
+        }
         let cs_base = cpu.sbase[seg::CS];
         let ip = cpu.eip;
         let key = block::key(cs_base, ip);
@@ -444,6 +456,19 @@ impl<B: EngineBus> L1<B> {
             },
             _ => None,
         }
+    }
+
+    /// Protected-mode, V86 and 32-bit code: blocks are real-mode code
+    /// (keyed by CS base and IP, decoded 16-bit), so these run through the
+    /// uncached path, instruction by instruction, until the budget, an exit,
+    /// or a return to real mode.
+    pub(super) fn run_uncached(&mut self, cpu: &mut Cpu, tb: &mut Tracked<B>, stop_at: u64) -> EngineExit {
+        while cpu.clock < stop_at {
+            if let Some(x) = self.uncached(cpu, tb, Uncached::Protected) {
+                return x;
+            }
+        }
+        EngineExit::Reached
     }
 
     /// Op `i` of block `id` on the general path: slow ops (with the

@@ -20,13 +20,19 @@ pub enum Format {
     /// An MZ stub in front of a bound OS/2 family-API (FAPI) NE program: DOS
     /// runs the stub, which is the real-mode program.
     MzNeFamily,
-    /// An MZ stub in front of a protected-mode or foreign image. The string
-    /// names it ("LE (DOS/4G)", "PE (Win32)", "COFF (DJGPP)", ...).
+    /// An MZ program that brings up a protected-mode image appended to it:
+    /// a DJGPP go32 stub in front of its COFF image (it asks a DPMI host
+    /// such as CWSDPMI for protected mode), a DOS/4G stub in front of an LE
+    /// image (it runs DOS4GW.EXE). DOS runs the stub, which is real mode;
+    /// the string names the image ("COFF (DJGPP)", "LE (DOS/4G)").
+    MzStub(String),
+    /// An MZ stub in front of an image for another system (Win32 PE, OS/2
+    /// LX, Windows or OS/2 NE). The string names it.
     Foreign(String),
 }
 
 impl Format {
-    /// True when the format runs in real mode under DOS.
+    /// True when DOS runs the file (in real mode, whatever it does next).
     pub fn is_real_mode(&self) -> bool {
         !matches!(self, Format::Foreign(_))
     }
@@ -93,9 +99,9 @@ pub fn detect(bytes: &[u8]) -> Format {
 pub fn parse(bytes: &[u8]) -> Result<Image, LoadError> {
     match detect(bytes) {
         Format::Com => com::parse(bytes).map(Image::Com),
-        Format::Mz | Format::MzNeFamily => mz::parse(bytes).map(Image::Exe),
+        Format::Mz | Format::MzNeFamily | Format::MzStub(_) => mz::parse(bytes).map(Image::Exe),
         Format::Foreign(what) => Err(LoadError::Unsupported(format!(
-            "{what} executable: protected-mode/foreign formats are not modelled (only the MZ stub is real mode)"
+            "{what} executable: a program for another system, not DOS (Win32 PE programs are mainemu's)"
         ))),
     }
 }

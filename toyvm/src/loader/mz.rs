@@ -183,10 +183,10 @@ pub fn detect_extended(b: &[u8]) -> Option<Format> {
     // after the MZ image; its magic is 0x014C (i386).
     let end = h.stated_end();
     if end >= 0x20 && word(b, end) == Some(0x014C) {
-        return Some(Format::Foreign("COFF (DJGPP)".into()));
+        return Some(Format::MzStub("COFF (DJGPP)".into()));
     }
     if contains(&b[..b.len().min(4096)], b"go32stub") {
-        return Some(Format::Foreign("COFF (DJGPP go32 stub)".into()));
+        return Some(Format::MzStub("COFF (DJGPP go32 stub)".into()));
     }
     // New-style executables keep the offset of their header at 3Ch.
     let lfanew = dword(b, 0x3C)? as usize;
@@ -198,7 +198,7 @@ pub fn detect_extended(b: &[u8]) -> Option<Format> {
         return Some(Format::Foreign("PE (Win32)".into()));
     }
     match &sig[..2] {
-        b"LE" => Some(Format::Foreign("LE (DOS/4G or VxD)".into())),
+        b"LE" => Some(Format::MzStub("LE (DOS/4G or VxD)".into())),
         b"LX" => Some(Format::Foreign("LX (OS/2 2.x)".into())),
         b"NE" => {
             // A bound OS/2 family-API program runs under DOS through its
@@ -281,6 +281,6 @@ mod tests {
             Some(Format::Foreign("PE (Win32)".into()))
         );
         b[0x80..0x84].copy_from_slice(b"LE\0\0");
-        assert!(matches!(detect_extended(&b), Some(Format::Foreign(s)) if s.starts_with("LE")));
+        assert!(matches!(detect_extended(&b), Some(Format::MzStub(s)) if s.starts_with("LE")));
     }
 }

@@ -154,6 +154,10 @@ pub struct Counters {
     pub tail_steps: u64,
     pub single_steps: u64,
     pub uncached_steps: u64,
+    /// Instructions of protected-mode, V86 or 32-bit code, which the naive
+    /// lowering (real mode, `RealMode16`) does not cover: each runs on the
+    /// L1 side, uncached, as L1 runs it.
+    pub pm_steps: u64,
     /// Spin-block entries, folds, and all dispatches spent in spin blocks.
     pub spin_entries: u64,
     pub spin_folds: u64,
@@ -1088,7 +1092,11 @@ impl OnlyNaive {
         // As `l0::step`: the shadow covers only the boundary before this
         // instruction (the session has decided it already).
         cpu.shadow = false;
-        let id = if cpu.flags.tf() {
+        // Blocks are real-mode code (decoded 16-bit, keyed by CS base and
+        // IP): in protected, V86 or 32-bit code the step is uncached, as
+        // L1's (an interrupt shadow there, after STI or MOV SS, ran a
+        // 16-bit block on 32-bit code: 3DFONTZ under CWSDPMI).
+        let id = if cpu.flags.tf() || !cpu.plain_real() {
             None
         } else {
             self.single(m, cpu.sbase[seg::CS], cpu.eip, cpu.clock)
@@ -1140,6 +1148,33 @@ impl OnlyNaive {
         out
     }
 
+    /// Protected-mode, V86 and 32-bit code, and real mode with other limits
+    /// than 64 KiB: the naive lowering models plain real mode
+    /// (`RealMode16`), so every instruction runs on the L1 side,
+    /// uncached (as L1 runs it), counted in `pm_steps`, until the budget, an
+    /// exit, or a return to real mode.
+    fn run_protected(&mut self, cpu: &mut Cpu, m: &mut Machine, limit: u64) -> EngineExit {
+        while cpu.clock < limit {
+            let bits = std::mem::take(&mut self.code.bits);
+            let mut tb = Tracked::new(m, bits);
+            let out = l1side::uncached(cpu, &mut tb);
+            let hits = std::mem::take(&mut tb.hits);
+            self.code.bits = tb.into_code();
+            self.c.pm_steps += 1;
+            if !hits.is_empty() {
+                self.retire_hits(&hits, cpu.clock);
+            }
+            self.check_assumptions(cpu, m);
+            if let Some(x) = out {
+                return x;
+            }
+            if cpu.plain_real() {
+                return EngineExit::Attention;
+            }
+        }
+        EngineExit::Reached
+    }
+
     // ----- the drive loop -------------------------------------------------
 
     /// Runs until `limit` or until the session must look (see the module
@@ -1148,6 +1183,13 @@ impl OnlyNaive {
         loop {
             if cpu.clock >= limit {
                 return EngineExit::Reached;
+            }
+            if !cpu.plain_real() {
+                // An instruction on the L1 side entered protected mode (or
+                // left real-mode limits): the session looks again and `run`
+                // takes the L1 path.
+                self.pending_slot = None;
+                return EngineExit::Attention;
             }
             if cpu.flags.tf() {
                 // Single-step mode: the reference path, one instruction.
@@ -1462,6 +1504,9 @@ impl Engine for OnlyNaive {
             self.pending_slot = None;
             self.step_one(cpu, m, limit, 2)
                 .unwrap_or(EngineExit::Attention)
+        } else if !cpu.plain_real() {
+            self.pending_slot = None;
+            self.run_protected(cpu, m, limit)
         } else {
             self.drive(cpu, m, limit)
         };

@@ -36,7 +36,12 @@ pub fn h_alu<B: Bus, const OP: u8, const D: Shape, const S: Shape>(
     bus: &mut B,
     op: &Op<B>,
 ) -> R {
-    let d = op.loc_as::<D>(cpu, op.dst)?;
+    // CMP only reads its destination.
+    let d = if sub_of(OP, op) == 7 {
+        op.loc_as::<D>(cpu, op.dst)?
+    } else {
+        op.loc_as_w::<D>(cpu, op.dst)?
+    };
     let a = get(cpu, bus, d);
     let b = op.read_as::<S>(cpu, bus, op.src)?;
     let aop = AluOp::from_index(sub_of(OP, op));
@@ -59,7 +64,7 @@ pub fn h_test<B: Bus, const D: Shape, const S: Shape>(cpu: &mut Cpu, bus: &mut B
 
 /// NOT (0), NEG (1), INC (2), DEC (3) (`U`, or [`FROM_SUB`]) on shape `D`.
 pub fn h_unary<B: Bus, const U: u8, const D: Shape>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc_as::<D>(cpu, op.dst)?;
+    let d = op.loc_as_w::<D>(cpu, op.dst)?;
     let a = get(cpu, bus, d);
     let w = shape::width(D, op.w);
     let r = match sub_of(U, op) {
@@ -85,7 +90,7 @@ pub fn h_shift<B: Bus, const D: Shape, const S: Shape>(
     bus: &mut B,
     op: &Op<B>,
 ) -> R {
-    let d = op.loc_as::<D>(cpu, op.dst)?;
+    let d = op.loc_as_w::<D>(cpu, op.dst)?;
     let a = get(cpu, bus, d);
     let count = op.read_as::<S>(cpu, bus, op.src)? & 0xFF;
     let w = shape::width(D, op.w);
@@ -97,7 +102,7 @@ pub fn h_shift<B: Bus, const D: Shape, const S: Shape>(
 
 /// SHLD (0) / SHRD (1): `dst`, fill from `src`, count from `src2`.
 pub fn h_shxd<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
+    let d = op.loc_w(cpu, op.dst)?;
     let a = get(cpu, bus, d);
     let b = op.read(cpu, bus, op.src)?;
     let count = op.read(cpu, bus, op.src2)? & 0xFF;
@@ -243,10 +248,15 @@ pub fn h_bt<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
             if !op.ea.a32 {
                 off &= 0xFFFF;
             }
-            let lin = ea::check(cpu, op.ea.seg as usize, off, w.bytes())?;
+            let lin = if op.sub == 0 {
+                ea::check(cpu, op.ea.seg as usize, off, w.bytes())?
+            } else {
+                ea::check_w(cpu, op.ea.seg as usize, off, w.bytes())?
+            };
             (Loc::Mem(lin, w), (signed as u32) & (bits - 1))
         }
-        _ => (op.loc(cpu, op.dst)?, raw & (bits - 1)),
+        _ if op.sub == 0 => (op.loc(cpu, op.dst)?, raw & (bits - 1)),
+        _ => (op.loc_w(cpu, op.dst)?, raw & (bits - 1)),
     };
     let v = get(cpu, bus, d);
     let bop = [BtOp::Bt, BtOp::Bts, BtOp::Btr, BtOp::Btc][op.sub as usize & 3];
@@ -276,7 +286,7 @@ pub fn h_bscan<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 /// XADD: `tmp = dst + src; src = dst; dst = tmp`.
 pub fn h_xadd<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
+    let d = op.loc_w(cpu, op.dst)?;
     let a = get(cpu, bus, d);
     let s = op.loc(cpu, op.src)?;
     let b = get(cpu, bus, s);
@@ -290,7 +300,7 @@ pub fn h_xadd<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 /// CMPXCHG: compare the accumulator with `dst`; equal: `dst = src`, else the
 /// accumulator takes `dst` (a 486 writes `dst` back either way).
 pub fn h_cmpxchg<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
+    let d = op.loc_w(cpu, op.dst)?;
     let a = get(cpu, bus, d);
     let acc_loc = match op.w {
         Width::W8 => Loc::R8(0),
@@ -328,7 +338,7 @@ pub fn h_bswap<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 /// ECX:EBX; otherwise ZF = 0 and EDX:EAX take the operand, which is written
 /// back unchanged (the locked cycle writes either way). Only ZF changes.
 pub fn h_cmpxchg8b<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let lin = ea::check(cpu, op.ea.seg as usize, op.ea_off(cpu), 8)?;
+    let lin = ea::check_w(cpu, op.ea.seg as usize, op.ea_off(cpu), 8)?;
     let lo = bus.read32(lin);
     let hi = bus.read32(lin.wrapping_add(4));
     bus.probe_write(lin, 8);

@@ -11,7 +11,7 @@ use super::{branch, io_privileged, next_ip, peek, pop, privileged, push};
 use crate::bus::Bus;
 use crate::interrupt::push_frame;
 use crate::op::{Flow, Op};
-use crate::{ea, reg, seg, Cpu, Exception};
+use crate::{ea, pmint, reg, seg, segs, xfer, Cpu, Exception};
 use shared_ir::flags::{DF, IF};
 
 type R = Result<Flow, Exception>;
@@ -47,28 +47,34 @@ pub fn h_jmp_ind<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     branch(cpu, op.o32, t)
 }
 
-/// A far transfer's CS:EIP. Checks come before any register changes (L1 runs
-/// far jumps without the snapshot). The target limit is the current CS's:
-/// real-mode loads keep it, and this model's protected-mode CS loads accept
-/// only the current code selector.
-fn far_to(cpu: &mut Cpu, sel: u16, off: u32) -> R {
+/// A far transfer's CS:EIP. Protected mode goes through descriptors and
+/// gates (`xfer`); real, V86 and flat user mode check the target against
+/// the current CS limit (real-mode loads keep it) before any register
+/// changes (L1 runs far jumps without the snapshot), then load CS as the
+/// mode does.
+fn far_to<B: Bus>(cpu: &mut Cpu, bus: &mut B, sel: u16, off: u32, next: u32) -> R {
+    if cpu.pm_tables() {
+        return xfer::jmp_far(cpu, bus, sel, off, next);
+    }
     if off as u64 >= cpu.seg_end[seg::CS] {
         return Err(Exception::GP);
     }
-    cpu.load_seg(seg::CS, sel)?;
+    segs::load(cpu, bus, seg::CS, sel)?;
     cpu.eip = off;
     Ok(Flow::Jump)
 }
 
 /// JMP ptr16:16 / ptr16:32 (`imm` offset, `imm2` selector).
-pub fn h_jmp_far<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
-    far_to(cpu, op.imm2 as u16, op.imm)
+pub fn h_jmp_far<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let next = next_ip(cpu, op);
+    far_to(cpu, bus, op.imm2 as u16, op.imm, next)
 }
 
 /// JMP m16:16 / m16:32.
 pub fn h_jmp_far_ind<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let (off, sel) = read_far_ptr(cpu, bus, op)?;
-    far_to(cpu, sel, off)
+    let next = next_ip(cpu, op);
+    far_to(cpu, bus, sel, off, next)
 }
 
 fn call_near<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>, target: u32) -> R {
@@ -95,6 +101,10 @@ pub fn h_call_ind<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 }
 
 fn call_far<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>, sel: u16, off: u32) -> R {
+    if cpu.pm_tables() {
+        let ret = next_ip(cpu, op);
+        return xfer::call_far(cpu, bus, sel, off, op.o32, ret);
+    }
     if off as u64 >= cpu.seg_end[seg::CS] {
         return Err(Exception::GP);
     }
@@ -110,7 +120,7 @@ fn call_far<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>, sel: u16, off: u32) 
     }
     push(cpu, bus, op.o32, cpu.sregs[seg::CS] as u32)?;
     push(cpu, bus, op.o32, ret)?;
-    far_to(cpu, sel, off)
+    far_to(cpu, bus, sel, off, ret)
 }
 
 /// CALL ptr16:16 / ptr16:32.
@@ -126,6 +136,9 @@ pub fn h_call_far_ind<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 /// RET (`sub` 0) / RETF (`sub` 1), releasing `imm` extra bytes.
 pub fn h_ret<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    if op.sub == 1 && cpu.pm_tables() {
+        return xfer::ret_far(cpu, bus, op.o32, op.imm & 0xFFFF);
+    }
     let ip = pop(cpu, bus, op.o32)?;
     let ip = if op.o32 { ip } else { ip & 0xFFFF };
     let cs = if op.sub == 1 {
@@ -138,7 +151,7 @@ pub fn h_ret<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     }
     cpu.set_stack_ptr(cpu.stack_ptr_plus(op.imm & 0xFFFF));
     if let Some(cs) = cs {
-        cpu.load_seg(seg::CS, cs)?;
+        segs::load(cpu, bus, seg::CS, cs)?;
     }
     cpu.eip = ip;
     Ok(Flow::Jump)
@@ -187,21 +200,34 @@ pub fn h_int<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
         }
         _ => Exception::DB.0,
     };
-    if cpu.pmode {
+    if cpu.flat_user {
         // No IDT in flat user mode: the engine gets the event (user::run_op
         // tells these traps from faults by the opcode).
-        return Err(Exception(vector));
+        return Err(Exception(vector, 0));
+    }
+    // INT n, INT3 and INTO are IOPL-sensitive in V86 mode (no VME).
+    if cpu.v86 && op.sub != 3 && cpu.iopl() < 3 {
+        return Err(Exception::GP);
     }
     let ret = next_ip(cpu, op);
+    if cpu.pmode {
+        // INT1 (ICEBP) is delivered like a debug exception: no gate DPL check.
+        pmint::software(cpu, bus, vector, ret, op.sub != 3)?;
+        return Ok(Flow::Jump);
+    }
     push_frame(cpu, bus, vector, ret)?;
     Ok(Flow::Jump)
 }
 
 /// IRET / IRETD.
 pub fn h_iret<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    if cpu.pmode {
-        // Protected-mode IRET (privilege and task rules) is issue 15's.
+    if cpu.flat_user {
+        // No kernel to return to in flat user mode.
         return Err(Exception::GP);
+    }
+    if cpu.pmode {
+        let next = next_ip(cpu, op);
+        return pmint::iret(cpu, bus, op.o32, next);
     }
     let n = if op.o32 { 4 } else { 2 };
     let ip = peek(cpu, bus, op.o32, 0)?;

@@ -11,15 +11,15 @@ use super::{peek, pop, push};
 use crate::bus::{Bus, Width};
 use crate::op::{get, put, Flow, Op, Opnd};
 use crate::shape::{self, Shape};
-use crate::{ea, reg, seg, Cpu, Exception, EFLAGS_WRITABLE};
+use crate::{ea, reg, seg, segs, Cpu, Exception, EFLAGS_WRITABLE};
 use shared_ir::flags::{AF, CF, PF, SF, ZF};
 
 type R = Result<Flow, Exception>;
 
 /// Loads a segment register as the mode does; SS opens the interrupt shadow.
 #[inline]
-fn load_sreg(cpu: &mut Cpu, s: u8, v: u16) -> Result<(), Exception> {
-    cpu.load_seg(s as usize, v)?;
+fn load_sreg<B: Bus>(cpu: &mut Cpu, bus: &mut B, s: u8, v: u16) -> Result<(), Exception> {
+    segs::load(cpu, bus, s as usize, v)?;
     if s as usize == seg::SS {
         cpu.shadow = true;
     }
@@ -30,7 +30,7 @@ fn load_sreg(cpu: &mut Cpu, s: u8, v: u16) -> Result<(), Exception> {
 /// destination shape `D` and source shape `S` (`crate::shape`).
 pub fn h_mov<B: Bus, const D: Shape, const S: Shape>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let v = op.read_as::<S>(cpu, bus, op.src)?;
-    let d = op.loc_as::<D>(cpu, op.dst)?;
+    let d = op.loc_as_w::<D>(cpu, op.dst)?;
     put(cpu, bus, d, v);
     Ok(Flow::Next)
 }
@@ -38,7 +38,7 @@ pub fn h_mov<B: Bus, const D: Shape, const S: Shape>(cpu: &mut Cpu, bus: &mut B,
 /// MOV Sreg, r/m16 (`sub` = segment index; CS was rejected at decode).
 pub fn h_mov_sreg<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let v = op.read(cpu, bus, op.src)?;
-    load_sreg(cpu, op.sub, v as u16)?;
+    load_sreg(cpu, bus, op.sub, v as u16)?;
     Ok(Flow::Next)
 }
 
@@ -60,8 +60,8 @@ pub fn h_movx<B: Bus, const D: Shape, const S: Shape>(cpu: &mut Cpu, bus: &mut B
 
 /// XCHG.
 pub fn h_xchg<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
-    let s = op.loc(cpu, op.src)?;
+    let d = op.loc_w(cpu, op.dst)?;
+    let s = op.loc_w(cpu, op.src)?;
     let (a, b) = (get(cpu, bus, d), get(cpu, bus, s));
     put(cpu, bus, d, b);
     put(cpu, bus, s, a);
@@ -86,7 +86,7 @@ pub fn h_lea<B: Bus, const D: Shape>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> 
 pub fn h_lfar<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let (off, sel) = read_far_ptr(cpu, bus, op)?;
     let d = op.loc(cpu, op.dst)?;
-    cpu.load_seg(op.sub as usize, sel)?;
+    segs::load(cpu, bus, op.sub as usize, sel)?;
     put(cpu, bus, d, off);
     Ok(Flow::Next)
 }
@@ -128,9 +128,9 @@ pub fn h_push<B: Bus, const D: Shape>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) ->
 pub fn h_pop<B: Bus, const D: Shape>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let v = pop(cpu, bus, op.o32)?;
     match op.dst {
-        Opnd::Sreg(s) if D == shape::ANY => load_sreg(cpu, s, v as u16)?,
+        Opnd::Sreg(s) if D == shape::ANY => load_sreg(cpu, bus, s, v as u16)?,
         o => {
-            let d = op.loc_as::<D>(cpu, o)?;
+            let d = op.loc_as_w::<D>(cpu, o)?;
             put(cpu, bus, d, v);
         }
     }
@@ -172,15 +172,22 @@ pub fn h_popa<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     Ok(Flow::Next)
 }
 
-/// PUSHF / PUSHFD (VM and RF read as 0).
+/// PUSHF / PUSHFD (VM and RF read as 0); #GP in V86 mode below IOPL 3.
 pub fn h_pushf<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    if cpu.v86 && cpu.iopl() < 3 {
+        return Err(Exception::GP);
+    }
     let f = cpu.flags.bits() & 0x00FC_FFFF;
     push(cpu, bus, op.o32, f)?;
     Ok(Flow::Next)
 }
 
-/// POPF / POPFD: real mode loads IOPL and NT too (386 behaviour).
+/// POPF / POPFD: real mode loads IOPL and NT too (386 behaviour); #GP in
+/// V86 mode below IOPL 3.
 pub fn h_popf<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    if cpu.v86 && cpu.iopl() < 3 {
+        return Err(Exception::GP);
+    }
     let v = pop(cpu, bus, op.o32)?;
     set_flags_from_stack(cpu, v, op.o32);
     Ok(Flow::Next)
@@ -226,7 +233,8 @@ pub fn h_sahf<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
 
 /// ENTER imm16, imm8 (the nesting level is taken modulo 32). The stack size
 /// (SS.B) picks SP/BP or ESP/EBP for the frame arithmetic, the operand size
-/// the slot width (386 manual). The written span is probed first, so a bus
+/// the slot width and FrameTemp (ESP or SP, as the SDM says; test386 checks
+/// the 32-bit form on a 16-bit stack). The written span is probed first, so a bus
 /// that refuses part of it sees no write at all.
 pub fn h_enter<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let level = op.imm2 & 31;
@@ -247,7 +255,13 @@ pub fn h_enter<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
         }
     }
     push(cpu, bus, op.o32, cpu.regs[reg::EBP])?;
-    let frame = cpu.stack_ptr();
+    // FrameTemp: ESP with a 32-bit operand size (the whole register, also
+    // on a 16-bit stack, as the SDM and test386 have it), SP otherwise.
+    let frame = if op.o32 {
+        cpu.regs[reg::ESP]
+    } else {
+        cpu.regs[reg::ESP] & 0xFFFF
+    };
     if level > 0 {
         let mut bp = cpu.regs[reg::EBP] & mask;
         for _ in 1..level {
@@ -267,7 +281,12 @@ pub fn h_enter<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     } else {
         cpu.set_r16(reg::EBP as u8, frame as u16);
     }
-    cpu.set_stack_ptr(cpu.stack_ptr_plus((op.imm & 0xFFFF).wrapping_neg()));
+    // The final stack pointer must be writable (#SS past the limit, #PF on
+    // a page the CPL may not write), as a write through it would be.
+    let fin = cpu.stack_ptr_plus((op.imm & 0xFFFF).wrapping_neg());
+    let lin = ea::check_w(cpu, seg::SS, fin, 1)?;
+    bus.probe_write(lin, 1);
+    cpu.set_stack_ptr(fin);
     Ok(Flow::Next)
 }
 
@@ -289,7 +308,7 @@ pub fn h_leave<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 /// SETcc (`sub` = condition code).
 pub fn h_setcc<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let v = cpu.flags.cond(op.sub) as u32;
-    let d = op.loc(cpu, op.dst)?;
+    let d = op.loc_w(cpu, op.dst)?;
     put(cpu, bus, d, v);
     Ok(Flow::Next)
 }

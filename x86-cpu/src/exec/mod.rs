@@ -9,13 +9,14 @@
 pub mod alu;
 pub mod control;
 pub mod data;
+pub mod sysprot;
 pub mod system;
 
 use super::interrupt;
 use super::l0::{StepOutcome, StopReason};
 use super::op::{Flow, Op};
 use super::{ea, seg, Cpu, Exception};
-use crate::bus::{Bus, MemFault};
+use crate::bus::{Bus, MemFault, Width};
 use shared_ir::flags::LazyFlags;
 
 /// Register state saved before a handler runs, so a fault leaves the CPU as it
@@ -89,20 +90,6 @@ pub(crate) fn dispatch<B: Bus, const PMODE: bool>(
         });
     }
     let out = match r {
-        Ok(Flow::Next) => {
-            cpu.eip = next_ip(cpu, op);
-            StepOutcome::Ok
-        }
-        Ok(Flow::Jump) | Ok(Flow::Repeat) => StepOutcome::Ok,
-        Ok(Flow::Halt) => {
-            cpu.eip = next_ip(cpu, op);
-            cpu.halted = true;
-            StepOutcome::Halt
-        }
-        Ok(Flow::HostCall(n)) => {
-            cpu.eip = next_ip(cpu, op);
-            StepOutcome::HostCall(n)
-        }
         Ok(Flow::Stop(what)) => {
             snap.restore(cpu);
             if PMODE {
@@ -118,6 +105,7 @@ pub(crate) fn dispatch<B: Bus, const PMODE: bool>(
             cpu.clock += 1;
             return Err(Raised { e, mem: None });
         }
+        Ok(flow) => complete(cpu, op, flow),
     };
     cpu.clock += 1;
     Ok(out)
@@ -176,6 +164,30 @@ pub fn stop_reason<B>(cpu: &Cpu, op: &Op<B>, code: u8) -> StopReason {
     }
 }
 
+/// Where an instruction that completed with `flow` leaves the CPU: IP
+/// past it unless it jumped or repeats (a REP element), halted after HLT,
+/// the host service to run after the host-call op. The callers handle
+/// `Flow::Stop` (and faults) themselves, before this.
+#[inline(always)]
+pub fn complete<B>(cpu: &mut Cpu, op: &Op<B>, flow: Flow) -> StepOutcome {
+    match flow {
+        Flow::Jump | Flow::Repeat => StepOutcome::Ok,
+        Flow::Halt => {
+            cpu.eip = next_ip(cpu, op);
+            cpu.halted = true;
+            StepOutcome::Halt
+        }
+        Flow::HostCall(n) => {
+            cpu.eip = next_ip(cpu, op);
+            StepOutcome::HostCall(n)
+        }
+        Flow::Next | Flow::Stop(_) => {
+            cpu.eip = next_ip(cpu, op);
+            StepOutcome::Ok
+        }
+    }
+}
+
 /// IP of the next instruction (IP wraps at 64 KiB in a 16-bit code segment).
 #[inline(always)]
 pub fn next_ip<B>(cpu: &Cpu, op: &Op<B>) -> u32 {
@@ -191,14 +203,30 @@ pub fn privileged(cpu: &Cpu) -> Result<(), Exception> {
     Ok(())
 }
 
-/// #GP for an IOPL-sensitive instruction (CLI, STI, IN, OUT, INS, OUTS) in
-/// protected mode when CPL > IOPL; real mode always allows them.
+/// #GP for an IOPL-sensitive instruction (CLI, STI) in protected mode when
+/// CPL > IOPL (V86 mode runs at CPL 3, so there IOPL must be 3); real mode
+/// always allows them.
 #[inline(always)]
 pub fn io_privileged(cpu: &Cpu) -> Result<(), Exception> {
-    if cpu.pmode && cpu.cpl as u32 > (cpu.flags.bits() >> 12) & 3 {
+    if cpu.pmode && cpu.cpl > cpu.iopl() {
         return Err(Exception::GP);
     }
     Ok(())
+}
+
+/// Whether a port access (IN, OUT, INS, OUTS) of `w` at `port` is allowed:
+/// always in real mode and at CPL <= IOPL; otherwise (and always in V86
+/// mode) the TSS's I/O permission bitmap decides (`task::io_bitmap`). Flat
+/// user mode has no TSS: #GP.
+#[inline(always)]
+pub fn io_allowed<B: Bus>(cpu: &Cpu, bus: &mut B, port: u16, w: Width) -> Result<(), Exception> {
+    if !cpu.pmode || (!cpu.v86 && cpu.cpl <= cpu.iopl()) {
+        return Ok(());
+    }
+    if cpu.flat_user {
+        return Err(Exception::GP);
+    }
+    crate::task::io_bitmap(cpu, bus, port, w.bytes())
 }
 
 /// Pushes a word or dword (by `o32`) on SS:(E)SP. SP wraps at 16 bits on a

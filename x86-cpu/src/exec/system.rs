@@ -6,18 +6,17 @@
 //! identity, CR0 rules, the EM/TS checks before x87). It must not implement x87
 //! arithmetic: D8-DF go to `cpu::fpu`, which owns that.
 
-use super::{io_privileged, privileged};
-use crate::bus::Bus;
+use super::{io_allowed, privileged};
+use crate::bus::{Bus, Mmu};
 use crate::fpu::{FpuContext, FpuMemory};
 use crate::op::{put, Flow, Op, Opnd};
-use crate::{cr0, ea, reg, seg, Cpu, Exception, Isa};
+use crate::{cr0, ea, reg, seg, segs, Cpu, Exception, Isa};
 
 type R = Result<Flow, Exception>;
 
 /// Why a [`h_stop`] op stops, indexed by `sub`.
-pub const STOP_MESSAGES: [&str; 3] = [
+pub const STOP_MESSAGES: [&str; 2] = [
     "unsupported: LOADALL",
-    "protected mode not modelled: CR0.PE would be set",
     "unsupported: test registers (MOV TRn) are not modelled",
 ];
 
@@ -30,8 +29,8 @@ fn port<B: Bus>(cpu: &Cpu, op: &Op<B>, o: Opnd) -> u16 {
 
 /// IN acc, imm8/DX. The device sees the guest clock of this dispatch.
 pub fn h_in<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    io_privileged(cpu)?;
     let p = port(cpu, op, op.src);
+    io_allowed(cpu, bus, p, op.w)?;
     let v = bus.io_read(p, op.w, cpu.clock) & op.w.mask();
     let d = op.loc(cpu, op.dst)?;
     put(cpu, bus, d, v);
@@ -40,28 +39,40 @@ pub fn h_in<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 /// OUT imm8/DX, acc.
 pub fn h_out<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    io_privileged(cpu)?;
     let p = port(cpu, op, op.dst);
+    io_allowed(cpu, bus, p, op.w)?;
     let v = op.read(cpu, bus, op.src)?;
     bus.io_write(p, op.w, v, cpu.clock);
     Ok(Flow::Next)
 }
 
-fn write_cr0(cpu: &mut Cpu, v: u32) -> R {
-    if v & cr0::PE != 0 {
-        return Ok(Flow::Stop(1));
+/// Writes CR0. PG without PE is #GP(0). Setting PE enters protected mode
+/// (the segment caches stay until reloaded, the CPL stays 0); clearing it
+/// returns to real mode (`segs::enter_real`). A change of PE, PG or WP
+/// drops the paging adapter's translations.
+fn write_cr0<B: Bus>(cpu: &mut Cpu, bus: &mut B, v: u32) -> R {
+    let v = (v & cr0::WRITABLE) | cr0::ET;
+    if v & cr0::PG != 0 && v & cr0::PE == 0 {
+        return Err(Exception::gp(0));
     }
-    if v & 0x8000_0000 != 0 {
-        // PG without PE.
-        return Err(Exception::GP);
+    let old = cpu.cr0;
+    cpu.cr0 = v;
+    let pe = v & cr0::PE != 0;
+    if pe != cpu.pmode && !cpu.flat_user {
+        cpu.pmode = pe;
+        if !pe {
+            segs::enter_real(cpu);
+        }
     }
-    cpu.cr0 = v | cr0::ET;
+    if (old ^ v) & (cr0::PE | cr0::PG | cr0::WP) != 0 {
+        bus.mmu(Mmu::Reload { cr0: v, cr3: cpu.cr3 });
+    }
     Ok(Flow::Next)
 }
 
 /// MOV r32, CRn (0) / MOV CRn, r32 (1) / MOV r32, DRn (2) / MOV DRn, r32 (3);
 /// `imm` = n (CR1/CR4+ were rejected at decode; DR4/DR5 alias DR6/DR7).
-pub fn h_movcr<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
+pub fn h_movcr<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     privileged(cpu)?;
     let n = op.imm as usize & 7;
     let dn = if n == 4 || n == 5 { n + 2 } else { n };
@@ -87,9 +98,15 @@ pub fn h_movcr<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
         1 => {
             let v = cpu.r32(r);
             match n {
-                0 => return write_cr0(cpu, v),
+                0 => return write_cr0(cpu, bus, v),
                 2 => cpu.cr2 = v,
-                _ => cpu.cr3 = v,
+                _ => {
+                    cpu.cr3 = v & 0xFFFF_F018;
+                    bus.mmu(Mmu::Reload {
+                        cr0: cpu.cr0,
+                        cr3: cpu.cr3,
+                    });
+                }
             }
         }
         2 => cpu.set_r32(r, cpu.dr[dn]),
@@ -107,21 +124,18 @@ pub fn h_clts<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
 
 /// SMSW r/m (a 32-bit register receives all of CR0).
 pub fn h_smsw<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
+    let d = op.loc_w(cpu, op.dst)?;
     put(cpu, bus, d, cpu.cr0);
     Ok(Flow::Next)
 }
 
-/// LMSW r/m16: loads PE MP EM TS; it cannot clear PE.
+/// LMSW r/m16: loads PE MP EM TS; it cannot clear PE (setting it enters
+/// protected mode as MOV CR0 does).
 pub fn h_lmsw<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     privileged(cpu)?;
     let v = op.read(cpu, bus, op.dst)? & 0xF;
-    let nv = (cpu.cr0 & !0xE) | v;
-    if nv & cr0::PE != 0 {
-        return Ok(Flow::Stop(1));
-    }
-    cpu.cr0 = nv;
-    Ok(Flow::Next)
+    let nv = (cpu.cr0 & !0xF) | v | (cpu.cr0 & cr0::PE);
+    write_cr0(cpu, bus, nv)
 }
 
 /// LGDT (0) LIDT (1) SGDT (2) SIDT (3): limit word then base dword (a 16-bit
@@ -130,7 +144,11 @@ pub fn h_dtr<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     if op.sub < 2 {
         privileged(cpu)?;
     }
-    let lin = ea::check(cpu, op.ea.seg as usize, op.ea_off(cpu), 6)?;
+    let lin = if op.sub < 2 {
+        ea::check(cpu, op.ea.seg as usize, op.ea_off(cpu), 6)?
+    } else {
+        ea::check_w(cpu, op.ea.seg as usize, op.ea_off(cpu), 6)?
+    };
     let base_mask = if op.o32 { u32::MAX } else { 0x00FF_FFFF };
     match op.sub {
         0 | 1 => {
@@ -193,10 +211,14 @@ pub fn h_rdtsc<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
     Ok(Flow::Next)
 }
 
-/// INVD, WBINVD, INVLPG: no cache or TLB is modelled, so nothing happens; #GP
-/// above CPL 0.
-pub fn h_priv_nop<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
+/// INVD, WBINVD (no cache is modelled: nothing happens) and INVLPG (the
+/// paging adapter drops the page's translation; `sub` 1); #GP above CPL 0.
+pub fn h_priv_nop<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     privileged(cpu)?;
+    if op.sub == 1 {
+        let lin = cpu.linear(op.ea.seg as usize, op.ea_off(cpu));
+        bus.mmu(Mmu::Invlpg(lin));
+    }
     Ok(Flow::Next)
 }
 
@@ -216,13 +238,15 @@ struct FpuMem<'a, B> {
     base: u32,
     off: u32,
     end: u64,
+    /// The writable extent (stores into a read-only segment fault).
+    wend: u64,
     fault: Exception,
 }
 
 impl<B: Bus> FpuMem<'_, B> {
-    fn lin(&self, disp: u32, n: usize) -> Result<u32, Exception> {
+    fn lin(&self, disp: u32, n: usize, end: u64) -> Result<u32, Exception> {
         let start = self.off as u64 + disp as u64;
-        if n > 0 && start + n as u64 > self.end {
+        if n > 0 && start + n as u64 > end {
             return Err(self.fault);
         }
         Ok(self.base.wrapping_add(start as u32))
@@ -231,7 +255,7 @@ impl<B: Bus> FpuMem<'_, B> {
 
 impl<B: Bus> FpuMemory for FpuMem<'_, B> {
     fn read(&mut self, disp: u32, buf: &mut [u8]) -> Result<(), Exception> {
-        let a = self.lin(disp, buf.len())?;
+        let a = self.lin(disp, buf.len(), self.end)?;
         for (i, b) in buf.iter_mut().enumerate() {
             *b = self.bus.read8(a.wrapping_add(i as u32));
         }
@@ -241,7 +265,7 @@ impl<B: Bus> FpuMemory for FpuMem<'_, B> {
         Ok(())
     }
     fn write(&mut self, disp: u32, buf: &[u8]) -> Result<(), Exception> {
-        let a = self.lin(disp, buf.len())?;
+        let a = self.lin(disp, buf.len(), self.wend)?;
         self.bus.probe_write(a, buf.len() as u32);
         if self.bus.fault_pending() {
             return Err(Exception::PF);
@@ -278,6 +302,7 @@ pub fn h_fpu<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
         base: cpu.sbase[s],
         off,
         end: cpu.seg_end[s],
+        wend: cpu.seg_wend[s],
         fault: ea::overrun(cpu, s),
     };
     let (cs, ip, data_seg) = (cpu.sregs[seg::CS], cpu.eip, cpu.sregs[s]);
