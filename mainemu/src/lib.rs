@@ -7,6 +7,7 @@
 //! Designs reach the engine only after they pass their gates on toyvm.
 
 pub mod cli;
+pub mod designs;
 pub mod desktop;
 pub mod dll;
 pub mod gdi;
