@@ -1289,6 +1289,11 @@ impl<'a, M: MachineRuntime> Gen<'a, M> {
                     note(r.v)
                 }
             });
+            // The one terminator that writes a register (flag forwarding).
+            if let Term::BrArith { dst: Some(r), .. } = blk.term {
+                note(r.v);
+                self.written[r.v.0 as usize & 255] = true;
+            }
         }
         for (i, n) in named.iter().enumerate() {
             if *n {

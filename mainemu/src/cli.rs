@@ -32,13 +32,21 @@ enum Cmd {
     /// stdout/stderr, the summary to stderr (and --json); exit status = the program's.
     Run {
         program: PathBuf,
+        /// The program's arguments (everything after PROGRAM, dashes included:
+        /// mainemu's own options go before it).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
         /// Execution arm (only `l0`, the plain interpreter, today).
         #[arg(long, default_value = "l0")]
         arm: String,
-        /// Guest drive mapping LETTER=DIR (repeatable; file calls are not implemented yet).
+        /// Guest drive mapping LETTER=DIR (repeatable). C: defaults to the
+        /// current directory; the program's own directory is always readable.
         #[arg(long)]
         drive: Vec<String>,
+        /// Environment edit NAME=VALUE (repeatable; NAME= removes it) over
+        /// mainemu's fixed default environment.
+        #[arg(long)]
+        env: Vec<String>,
         /// Dispatch budget.
         #[arg(long, default_value_t = 1_000_000_000)]
         dispatches: u64,
@@ -169,23 +177,29 @@ pub fn main() -> std::process::ExitCode {
             args,
             arm,
             drive,
+            env,
             dispatches,
             json,
         } => {
-            if arm != "l0" {
-                eprintln!("mainemu: arm {arm:?} is not available (only l0)");
-                return std::process::ExitCode::from(2);
-            }
-            let mut drives = crate::vfs::Drives::new();
+            let arm: crate::run::Arm = match arm.parse() {
+                Ok(a) => a,
+                Err(e) => {
+                    eprintln!("mainemu: {e}");
+                    return std::process::ExitCode::from(2);
+                }
+            };
+            let mut drives = Vec::new();
             for d in &drive {
                 let Some((l, dir)) = d.split_once('=') else {
                     eprintln!("mainemu: --drive wants LETTER=DIR, got {d:?}");
                     return std::process::ExitCode::from(2);
                 };
-                if let Err(e) = drives.map(l.chars().next().unwrap_or('C'), Path::new(dir)) {
-                    eprintln!("mainemu: --drive {d}: {e}");
+                let letter = l.chars().next().filter(|c| c.is_ascii_alphabetic() && l.len() == 1);
+                let Some(letter) = letter else {
+                    eprintln!("mainemu: --drive wants a drive letter, got {l:?}");
                     return std::process::ExitCode::from(2);
-                }
+                };
+                drives.push((letter.to_ascii_uppercase(), PathBuf::from(dir)));
             }
             let bytes = match std::fs::read(&program) {
                 Ok(b) => b,
@@ -194,14 +208,14 @@ pub fn main() -> std::process::ExitCode {
                     return std::process::ExitCode::from(2);
                 }
             };
-            let name = program
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
-            let mut argv = vec![name];
-            argv.extend(args);
-            let mut p = match crate::process::Process::new(&bytes, &argv) {
+            let setup = match crate::process::Setup::for_program(&program, &args, &drives, &env) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("mainemu: {e}");
+                    return std::process::ExitCode::from(2);
+                }
+            };
+            let mut p = match crate::process::Process::with_setup(&bytes, setup) {
                 Ok(p) => p,
                 Err(e) => {
                     eprintln!("mainemu: {}: {e}", program.display());
@@ -209,7 +223,7 @@ pub fn main() -> std::process::ExitCode {
                 }
             };
             use std::io::Write;
-            let s = crate::run::run(&mut p, dispatches, &mut |stream, b| {
+            let s = crate::run::run_arm(&mut p, arm, dispatches, &mut |stream, b| {
                 if stream == 2 {
                     std::io::stderr().write_all(b).ok();
                 } else {
@@ -224,6 +238,9 @@ pub fn main() -> std::process::ExitCode {
             );
             for (k, v) in &s.api_calls {
                 eprintln!("  {v:>8} {k}");
+            }
+            for m in &s.proc_misses {
+                eprintln!("  GetProcAddress found nothing for {m}");
             }
             if let Some(j) = json {
                 if let Err(e) = std::fs::write(

@@ -6,14 +6,22 @@
 //! from the shared `x86-cpu` crate (issue 13: no duplicates with toyvm).
 //! Designs reach the engine only after they pass their gates on toyvm.
 
+pub mod civil;
 pub mod cli;
 pub mod designs;
 pub mod desktop;
 pub mod dll;
+pub mod files;
+pub mod handles;
 pub mod gdi;
 pub mod heap;
+pub mod io;
 pub mod memory;
+pub mod modules;
 pub mod pe;
 pub mod process;
 pub mod run;
+pub mod seh;
+pub mod threads;
+pub mod thunks;
 pub mod vfs;

@@ -1,26 +1,28 @@
-//! One guest process: the main image mapped and bound, the API thunk area,
-//! the first thread's stack, TEB and PEB, the command line, and the service
-//! of a call that reached a thunk.
+//! One guest process: the main image mapped and bound, its threads' stacks,
+//! TEBs and the PEB, the command line and environment, and the service of a
+//! call that reached the thunk area.
 //!
 //! Owns: the process layout in guest memory (what each structure holds, at
-//! which offset), the thunk table (one slot per resolved export or stub,
-//! allocated on demand), the calling-convention work of an API call (read
-//! the dword arguments after the return address, pop the return address and
-//! `4 * args` for stdcall, EAX / EDX:EAX). It must not execute guest
-//! instructions (the engine steps `x86-cpu` and hands a call to
-//! [`Process::service`] when EIP enters the thunk area) nor hold API bodies
-//! (those are in [`crate::dll`]).
+//! which offset), thread creation (stack, TEB, static TLS block, the start
+//! frame), the start-up sequence (guest DLLs' DllMain, the program's TLS
+//! callbacks, then the entry point), and the calling-convention work of an
+//! API call: read the dword arguments after the return address, pop the
+//! return address and `4 * args` for stdcall, EAX / EDX:EAX / ST(0), and the
+//! host frames of guest calls the host makes ([`Ret::Call`]). It must not
+//! execute guest instructions (the run loop steps `x86-cpu` and hands a call
+//! to [`Process::service`] when EIP enters the thunk area) nor hold API
+//! bodies (those are in [`crate::dll`]).
 
-use crate::dll::{self, Env, ExportDecl, Resolution, Ret};
+use crate::dll::{Env, Ret};
 use crate::memory::{mem, prot, Memory};
-use crate::pe::{load, ImportName, PeFile};
+use crate::modules::{self, Kind, Module};
+use crate::pe::{load, PeFile};
+use crate::threads::{Frame, Origin, State};
+use crate::thunks::Thunk;
+use x86_cpu::user::FlatSetup;
 use x86_cpu::{reg, Cpu};
 
-/// Where the thunk area starts; each slot is [`THUNK_SIZE`] bytes of INT3
-/// (the engine intercepts EIP before fetching, so they never execute).
-pub const THUNK_BASE: u32 = 0x7F00_0000;
-pub const THUNK_SIZE: u32 = 16;
-const THUNK_AREA: u32 = 0x10_0000;
+pub use crate::thunks::{THUNK_BASE, THUNK_SIZE};
 
 /// TEB and PEB field offsets (32-bit NT layout).
 pub mod teb {
@@ -34,31 +36,33 @@ pub mod teb {
     pub const PEB: u32 = 0x30;
     pub const LAST_ERROR: u32 = 0x34;
     pub const TLS_SLOTS: u32 = 0xE10;
+    pub const TLS_EXPANSION: u32 = 0xF94;
+    /// Where mainemu keeps the static TLS pointer array (inside the TEB's second page).
+    pub const STATIC_TLS_ARRAY: u32 = 0x1000;
+    /// TEB size: two pages.
+    pub const SIZE: u32 = 0x2000;
 }
 pub mod peb {
     pub const BEING_DEBUGGED: u32 = 0x02;
     pub const IMAGE_BASE: u32 = 0x08;
+    pub const LDR: u32 = 0x0C;
     pub const PROCESS_PARAMETERS: u32 = 0x10;
     pub const PROCESS_HEAP: u32 = 0x18;
+    pub const NUMBER_OF_PROCESSORS: u32 = 0x64;
+    pub const OS_MAJOR: u32 = 0xA4;
+    pub const OS_MINOR: u32 = 0xA8;
+    pub const OS_BUILD: u32 = 0xAC;
+    pub const OS_PLATFORM: u32 = 0xB0;
 }
 
-/// What a thunk slot stands for.
-#[derive(Clone)]
-pub enum Thunk {
-    Api(&'static ExportDecl, &'static str),
-    /// An import nothing implements: calling it stops the run.
-    Stub {
-        dll: String,
-        name: ImportName,
-    },
-    /// The return address of the entry point: the process exits with EAX.
-    ExitThread,
-}
+/// The process id every guest process reports.
+pub const PROCESS_ID: u32 = 0x100;
 
 /// What servicing a thunk call asks of the engine.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Service {
-    /// The call returned; carry on.
+    /// Carry on (with the current thread, or the scheduler's next choice
+    /// if this one blocked or exited).
     Continue,
     /// The process ended with this exit code.
     Exit(u32),
@@ -66,18 +70,124 @@ pub enum Service {
     Stop(String),
 }
 
+/// How to build a process beyond the image and argv.
+pub struct Setup {
+    pub argv: Vec<String>,
+    pub drives: crate::vfs::Drives,
+    /// The program's guest path (GetModuleFileName(NULL)).
+    pub exe_path: String,
+    /// The environment block.
+    pub vars: Vec<(String, String)>,
+    /// Console input.
+    pub stdin: Box<dyn std::io::Read>,
+}
+
+/// The environment every guest process starts with (fixed, so nothing of
+/// the host leaks in: invariant 7); `--env` adds to or removes from it.
+pub fn default_vars() -> Vec<(String, String)> {
+    [
+        ("ComSpec", "C:\\windows\\system32\\cmd.exe"),
+        ("COMPUTERNAME", "MAINEMU"),
+        ("NUMBER_OF_PROCESSORS", "1"),
+        ("OS", "Windows_NT"),
+        ("PATH", "C:\\windows\\system32;C:\\windows"),
+        ("PATHEXT", ".COM;.EXE;.BAT;.CMD"),
+        ("PROCESSOR_ARCHITECTURE", "x86"),
+        ("SystemDrive", "C:"),
+        ("SystemRoot", "C:\\windows"),
+        ("TEMP", "C:\\"),
+        ("TMP", "C:\\"),
+        ("USERNAME", "mainemu"),
+        ("windir", "C:\\windows"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+impl Setup {
+    /// The usual setup for running `exe` (a host path) with `args`: drives
+    /// as given (C: defaults to the current directory), the program's own
+    /// directory reachable (through a drive that holds it, or mapped
+    /// read-only at the first free letter from D:), the default environment
+    /// with `env` edits (`NAME=VALUE`, or `NAME=` to remove), host stdin.
+    pub fn for_program(
+        exe: &std::path::Path,
+        args: &[String],
+        drives: &[(char, std::path::PathBuf)],
+        env: &[String],
+    ) -> Result<Setup, String> {
+        let mut d = crate::vfs::Drives::new();
+        for (l, dir) in drives {
+            d.map(*l, dir)
+                .map_err(|e| format!("--drive {l}={}: {e}", dir.display()))?;
+        }
+        if !d.letters().contains(&'C') {
+            d.map('C', std::path::Path::new("."))
+                .map_err(|e| format!("current directory: {e}"))?;
+        }
+        let name = exe
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "prog.exe".into());
+        let exe_path = match d.guest_of_host(exe) {
+            Some(p) => p,
+            None => {
+                let dir = exe
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or(std::path::Path::new("."));
+                let l = d.free_letter('D').ok_or("no free drive letter for the program")?;
+                d.map_readonly(l, dir)
+                    .map_err(|e| format!("{}: {e}", dir.display()))?;
+                format!("{l}:\\{name}")
+            }
+        };
+        let mut vars = default_vars();
+        for kv in env {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("--env wants NAME=VALUE, got {kv:?}"))?;
+            crate::dll::set_var(&mut vars, k, (!v.is_empty()).then_some(v));
+        }
+        let mut argv = vec![name];
+        argv.extend(args.iter().cloned());
+        Ok(Setup {
+            argv,
+            drives: d,
+            exe_path,
+            vars,
+            stdin: Box::new(std::io::stdin()),
+        })
+    }
+
+    /// No drives, an empty environment and no input; the program is `C:\NAME`.
+    pub fn bare(argv: &[String]) -> Setup {
+        Setup {
+            argv: argv.to_vec(),
+            drives: crate::vfs::Drives::new(),
+            exe_path: format!("C:\\{}", argv.first().map_or("prog.exe", |s| s.as_str())),
+            vars: Vec::new(),
+            stdin: Box::new(std::io::empty()),
+        }
+    }
+}
+
 /// The process.
 pub struct Process {
     pub env: Env,
     pub image_base: u32,
     pub entry: u32,
+    /// The first thread's TEB and stack.
     pub teb: u32,
     pub peb: u32,
     pub stack_top: u32,
     pub stack_bottom: u32,
-    thunks: Vec<Thunk>,
-    /// API call counts by `DLL!Name`, for the run summary.
+    /// API call counts by `dll!Name`, for the run summary.
     pub calls: std::collections::BTreeMap<String, u64>,
+    /// Guest DLLs whose DllMain runs at start, dependencies first.
+    pending_inits: Vec<u32>,
+    started: bool,
 }
 
 /// Builds the Windows command line from argv (quotes around arguments with
@@ -95,15 +205,25 @@ pub fn command_line(argv: &[String]) -> String {
         .join(" ")
 }
 
-fn alloc(m: &mut Memory, size: u32) -> u32 {
+fn alloc(m: &mut Memory, size: u32) -> Result<u32, String> {
     m.virtual_alloc(0, size, mem::RESERVE | mem::COMMIT, prot::READWRITE)
-        .expect("fresh address space has room")
+        .map_err(|e| format!("out of guest memory: {e}"))
 }
 
+/// Handles of the console streams (GetStdHandle).
+pub const STD_INPUT: u32 = 0x10;
+pub const STD_OUTPUT: u32 = 0x14;
+pub const STD_ERROR: u32 = 0x18;
+
 impl Process {
-    /// Maps `exe`, binds its imports to thunks, builds stack, TEB, PEB and
-    /// process parameters with `argv` as the command line.
+    /// Maps `exe` with a bare setup (no drives; tests of the loader and calls).
     pub fn new(exe: &[u8], argv: &[String]) -> Result<Process, String> {
+        Process::with_setup(exe, Setup::bare(argv))
+    }
+
+    /// Maps `exe`, loads and binds what it imports, builds the first
+    /// thread, the PEB and process parameters.
+    pub fn with_setup(exe: &[u8], setup: Setup) -> Result<Process, String> {
         let mut pe = PeFile::parse(exe).map_err(|e| e.to_string())?;
         if pe.is_dll() {
             return Err("a DLL cannot be run as a program".into());
@@ -111,15 +231,55 @@ impl Process {
         let mut m = Memory::new();
         m.reserve(
             Some(THUNK_BASE),
-            THUNK_AREA,
+            crate::thunks::THUNK_AREA,
             prot::EXECUTE_READ,
             mem::PRIVATE,
         )
         .expect("thunk area free");
         let mapped = load::map(&mut m, &mut pe).map_err(|e| e.to_string())?;
         let mut env = Env::new(m);
-        env.argv = argv.to_vec();
+        let Setup {
+            argv,
+            drives,
+            exe_path,
+            vars,
+            stdin,
+        } = setup;
+        env.argv = argv.clone();
         env.image_base = mapped.base;
+        env.drives = drives;
+        env.exe_path = exe_path.clone();
+        env.vars = vars;
+        env.stdin = stdin;
+        use crate::handles::{ConsoleKind, Object};
+        env.handles.add_at(STD_INPUT, Object::Console(ConsoleKind::Input));
+        env.handles
+            .add_at(STD_OUTPUT, Object::Console(ConsoleKind::Output));
+        env.handles.add_at(STD_ERROR, Object::Console(ConsoleKind::Error));
+        // The heap comes first: loading guest DLLs may allocate.
+        env.process_heap = env.new_heap();
+        let pe = std::rc::Rc::new(pe);
+        env.modules.list.push(Module {
+            name: exe_path.rsplit('\\').next().unwrap_or("prog.exe").to_string(),
+            path: exe_path,
+            base: mapped.base,
+            size: pe.size_of_image,
+            entry: mapped.base + pe.entry_rva,
+            kind: Kind::Exe,
+            refs: 1,
+            pe: Some(pe.clone()),
+            initialized: true,
+        });
+        if let Some(t) = pe.tls().map_err(|e| e.to_string())? {
+            let delta = mapped.base.wrapping_sub(pe.image_base);
+            let len = t.end_va.wrapping_sub(t.start_va);
+            let mut tmpl = vec![0u8; len as usize];
+            env.mem.peek(t.start_va.wrapping_add(delta), &mut tmpl);
+            tmpl.extend(std::iter::repeat_n(0, t.zero_fill.min(1 << 24) as usize));
+            // This image's TLS index is 0.
+            env.mem.poke_u32(t.index_va.wrapping_add(delta), 0);
+            env.tls_template = Some(tmpl);
+        }
         let mut p = Process {
             env,
             image_base: mapped.base,
@@ -128,47 +288,26 @@ impl Process {
             peb: 0,
             stack_top: 0,
             stack_bottom: 0,
-            thunks: Vec::new(),
             calls: Default::default(),
+            pending_inits: Vec::new(),
+            started: false,
         };
-        let mut dlls = pe.imports().map_err(|e| e.to_string())?;
-        // Delay-loaded imports are bound now, like normal ones: deterministic,
-        // and the program's delay helper is never reached.
-        dlls.extend(pe.delay_imports().map_err(|e| e.to_string())?);
-        let mut slots = Vec::new();
-        for d in &dlls {
-            for i in &d.imports {
-                slots.push((i.iat_rva, p.thunk_for(&d.dll, &i.name)?));
-            }
-        }
-        for (rva, addr) in slots {
-            p.env
-                .mem
-                .poke_u32(mapped.base + rva, addr)
-                .ok_or("IAT slot not mapped")?;
-        }
-        // The stack: reserve and commit what the header asks (at least 64K).
-        let size = pe.stack_reserve.clamp(0x1_0000, 0x100_0000);
-        p.stack_bottom = alloc(&mut p.env.mem, size);
-        p.stack_top = p.stack_bottom + size;
-        // TEB, PEB, parameters, strings: one page each.
-        p.teb = alloc(&mut p.env.mem, 0x2000);
-        p.peb = alloc(&mut p.env.mem, 0x1000);
-        let params = alloc(&mut p.env.mem, 0x1_0000);
-        let cmd = command_line(argv);
-        let (teb_, peb_) = (p.teb, p.peb);
+        p.pending_inits = modules::bind_imports(&mut p.env, &pe, mapped.base)?;
+        // PEB, parameters, strings.
+        p.peb = alloc(&mut p.env.mem, 0x1000)?;
+        let params = alloc(&mut p.env.mem, 0x1_0000)?;
+        let cmd = command_line(&argv);
+        let peb_ = p.peb;
+        p.env.peb = peb_;
         let m = &mut p.env.mem;
         let w = |m: &mut Memory, a: u32, v: u32| m.poke_u32(a, v).expect("committed");
-        w(m, teb_ + teb::EXCEPTION_LIST, 0xFFFF_FFFF);
-        w(m, teb_ + teb::STACK_BASE, p.stack_top);
-        w(m, teb_ + teb::STACK_LIMIT, p.stack_bottom);
-        w(m, teb_ + teb::SELF, teb_);
-        w(m, teb_ + teb::PROCESS_ID, 0x100);
-        w(m, teb_ + teb::THREAD_ID, 0x104);
-        w(m, teb_ + teb::TLS_POINTER, teb_ + teb::TLS_SLOTS);
-        w(m, teb_ + teb::PEB, peb_);
         w(m, peb_ + peb::IMAGE_BASE, p.image_base);
         w(m, peb_ + peb::PROCESS_PARAMETERS, params);
+        w(m, peb_ + peb::NUMBER_OF_PROCESSORS, 1);
+        w(m, peb_ + peb::OS_MAJOR, 6);
+        w(m, peb_ + peb::OS_MINOR, 1);
+        w(m, peb_ + peb::OS_BUILD, 7601);
+        w(m, peb_ + peb::OS_PLATFORM, 2);
         // Command line: ANSI at params+0x1000, UTF-16 at params+0x3000;
         // RTL_USER_PROCESS_PARAMETERS.CommandLine (UNICODE_STRING) at +0x40.
         let mut a = cmd.clone().into_bytes();
@@ -182,7 +321,10 @@ impl Process {
         let len = (wide.len() * 2) as u32;
         w(m, params + 0x40, len | (len + 2) << 16);
         w(m, params + 0x44, params + 0x3000);
-        p.env.process_heap = p.env.new_heap();
+        // StandardInput/Output/Error (+0x18..+0x20).
+        w(m, params + 0x18, STD_INPUT);
+        w(m, params + 0x1C, STD_OUTPUT);
+        w(m, params + 0x20, STD_ERROR);
         let heap = p.env.process_heap;
         p.env
             .mem
@@ -190,161 +332,323 @@ impl Process {
             .expect("committed");
         p.env.cmdline_a = params + 0x1000;
         p.env.cmdline_w = params + 0x3000;
+        // The first thread: its stack as the header asks (at least 64K).
+        let size = pe.stack_reserve.clamp(0x1_0000, 0x100_0000);
+        let id = new_thread(&mut p.env, p.entry, 0, size)?;
+        let t = p.env.threads.by_id(id).expect("just made");
+        p.teb = t.teb;
+        p.stack_top = t.stack_top;
+        p.stack_bottom = t.stack_bottom;
         Ok(p)
     }
+}
 
-    /// The thunk address an import binds to (shared by every importer of
-    /// the same export).
-    pub fn thunk_for(&mut self, dll_name: &str, name: &ImportName) -> Result<u32, String> {
-        let t = match dll::resolve(dll_name, name) {
-            Resolution::Implemented(d, e) => Thunk::Api(e, d.name),
-            Resolution::Data(d, v) => return Ok(self.data_for(d.name, v)),
-            Resolution::Missing { .. } => Thunk::Stub {
-                dll: dll_name.to_string(),
-                name: name.clone(),
-            },
-        };
-        let same = |a: &Thunk, b: &Thunk| match (a, b) {
-            (Thunk::Api(x, _), Thunk::Api(y, _)) => std::ptr::eq(*x, *y),
-            (Thunk::Stub { dll: d1, name: n1 }, Thunk::Stub { dll: d2, name: n2 }) => {
-                d1.eq_ignore_ascii_case(d2) && n1 == n2
+/// Creates a thread that calls `start(param)` (stdcall) and exits with its
+/// result: stack of `stack_size` bytes, TEB, static TLS block. Returns its id.
+pub fn new_thread(env: &mut Env, start: u32, param: u32, stack_size: u32) -> Result<u32, String> {
+    let peb_addr = env.peb;
+    let size = stack_size.clamp(0x1_0000, 0x100_0000).next_multiple_of(0x1_0000);
+    let bottom = alloc(&mut env.mem, size)?;
+    let top = bottom + size;
+    let teb_ = alloc(&mut env.mem, teb::SIZE)?;
+    let ret = env.thunks.slot(&mut env.mem, Thunk::ThreadReturn)?;
+    // [esp] = return to ThreadReturn, [esp+4] = param.
+    let esp = top - 16;
+    env.mem.poke_u32(esp, ret).expect("stack committed");
+    env.mem.poke_u32(esp + 4, param).expect("stack committed");
+    let cpu = Cpu::new_flat32(&FlatSetup {
+        eip: start,
+        esp,
+        fs_base: teb_,
+        fs_limit: 0xFFF,
+    });
+    let id = env.threads.add(cpu, teb_, bottom, top);
+    let m = &mut env.mem;
+    let w = |m: &mut Memory, a: u32, v: u32| m.poke_u32(a, v).expect("committed");
+    w(m, teb_ + teb::EXCEPTION_LIST, 0xFFFF_FFFF);
+    w(m, teb_ + teb::STACK_BASE, top);
+    w(m, teb_ + teb::STACK_LIMIT, bottom);
+    w(m, teb_ + teb::SELF, teb_);
+    w(m, teb_ + teb::PROCESS_ID, PROCESS_ID);
+    w(m, teb_ + teb::THREAD_ID, id);
+    w(m, teb_ + teb::PEB, peb_addr);
+    w(m, teb_ + teb::TLS_POINTER, teb_ + teb::STATIC_TLS_ARRAY);
+    if let Some(tmpl) = env.tls_template.clone() {
+        let block = env.alloc(tmpl.len().max(4) as u32);
+        env.mem.poke(block, &tmpl);
+        env.mem.poke_u32(teb_ + teb::STATIC_TLS_ARRAY, block);
+    }
+    Ok(id)
+}
+
+impl Process {
+    /// Where a test or the run loop starts: queues the start-up calls (guest
+    /// DLLs' DllMain(PROCESS_ATTACH), then the program's TLS callbacks) on
+    /// the first thread, which then enters the program's entry point.
+    pub fn start(&mut self) -> Service {
+        if self.started {
+            return Service::Continue;
+        }
+        self.started = true;
+        let mut calls: Vec<(u32, u32)> = Vec::new();
+        for base in std::mem::take(&mut self.pending_inits) {
+            if let Some(m) = self.env.modules.list.iter_mut().find(|m| m.base == base) {
+                m.initialized = true;
+                if let Some(tls) = m.pe.as_ref().and_then(|pe| pe.tls().ok().flatten()) {
+                    let delta = base.wrapping_sub(m.pe.as_ref().expect("pe").image_base);
+                    calls.extend(tls.callbacks.iter().map(|&c| (c.wrapping_add(delta), base)));
+                }
+                if m.entry != 0 {
+                    calls.push((m.entry, base));
+                }
             }
-            _ => false,
+        }
+        let exe = self.env.modules.list[0].pe.clone().expect("exe");
+        if let Ok(Some(tls)) = exe.tls() {
+            let delta = self.image_base.wrapping_sub(exe.image_base);
+            calls.extend(tls.callbacks.iter().map(|&c| (c.wrapping_add(delta), self.image_base)));
+        }
+        if calls.is_empty() {
+            return Service::Continue;
+        }
+        // Then the thread enters the entry point as it was set up.
+        let (eip, esp) = {
+            let c = &self.env.threads.cur().cpu;
+            (c.eip, c.regs[reg::ESP])
         };
-        if let Some(i) = self.thunks.iter().position(|x| same(x, &t)) {
-            return Ok(THUNK_BASE + THUNK_SIZE * i as u32);
+        let r = init_chain(
+            &mut self.env,
+            calls.into(),
+            1,
+            Box::new(move |env| {
+                let c = env.cpu();
+                c.eip = eip;
+                c.regs[reg::ESP] = esp;
+                Ret::Jumped
+            }),
+        );
+        self.finish(r, Origin::Engine)
+    }
+}
+
+/// Calls `f(base, reason, 0)` for each (function, module base) in order
+/// (DllMain and TLS callbacks), then continues with `last`.
+pub fn init_chain(
+    env: &mut Env,
+    mut calls: std::collections::VecDeque<(u32, u32)>,
+    reason: u32,
+    last: Box<dyn FnOnce(&mut Env) -> Ret>,
+) -> Ret {
+    match calls.pop_front() {
+        None => last(env),
+        Some((f, base)) => Ret::call(f, vec![base, reason, 0], move |env, _| {
+            init_chain(env, calls, reason, last)
+        }),
+    }
+}
+
+/// The callee-popped bytes and the name of a thunk's export.
+fn service_api(p: &mut Process, e: &'static crate::dll::ExportDecl, d: &'static crate::dll::DllDecl) -> Service {
+    let cpu = p.env.cpu();
+    let esp = cpu.regs[reg::ESP];
+    let Some(ret) = p.env.mem.peek_u32(esp) else {
+        return Service::Stop(format!("API call with an unreadable stack at {esp:#010x}"));
+    };
+    let mut args = Vec::with_capacity(e.args.len());
+    for k in 0..e.args.len() as u32 {
+        match p.env.mem.peek_u32(esp.wrapping_add(4 + 4 * k)) {
+            Some(v) => args.push(v),
+            None => {
+                return Service::Stop(format!(
+                    "{}!{}: argument {k} unreadable at {:#010x}",
+                    d.name,
+                    e.name,
+                    esp + 4 + 4 * k
+                ))
+            }
         }
-        self.add_thunk(t)
     }
-
-    /// The address of a data export's variable, allocated on first import.
-    fn data_for(&mut self, dll_name: &str, v: &dll::DataDecl) -> u32 {
-        let key = format!("{dll_name}!{}", v.name);
-        if let Some(&a) = self.env.data.get(&key) {
-            return a;
-        }
-        let a = alloc(&mut self.env.mem, v.size.max(4));
-        self.env.mem.poke(a, v.init).expect("fresh allocation");
-        self.env.data.insert(key, a);
-        a
+    let t = p.env.threads.cur_mut();
+    let retry = std::mem::replace(&mut t.retrying, false);
+    if !retry {
+        *p.calls.entry(format!("{}!{}", d.name, e.name)).or_default() += 1;
     }
-
-    fn add_thunk(&mut self, t: Thunk) -> Result<u32, String> {
-        let i = self.thunks.len() as u32;
-        if (i + 1) * THUNK_SIZE > THUNK_AREA {
-            return Err("thunk area full".into());
-        }
-        let addr = THUNK_BASE + THUNK_SIZE * i;
-        if addr.is_multiple_of(0x1000) {
-            self.env
-                .mem
-                .commit(addr, 0x1000, prot::READWRITE)
-                .map_err(|e| e.to_string())?;
-            self.env.mem.poke(addr, &[0xCC; 0x1000]).expect("committed");
-            self.env
-                .mem
-                .protect(addr, 0x1000, prot::EXECUTE_READ)
-                .expect("committed");
-        }
-        self.thunks.push(t);
-        Ok(addr)
+    p.env.clock = p.env.threads.cur().cpu.clock;
+    p.env.arg_base = esp.wrapping_add(4);
+    let teb_ = p.env.teb();
+    if let Some(le) = p.env.mem.peek_u32(teb_ + teb::LAST_ERROR) {
+        p.env.last_error = le;
     }
-
-    /// The address the entry point returns to (the process then exits with EAX).
-    pub fn exit_thunk(&mut self) -> u32 {
-        if let Some(i) = self
-            .thunks
-            .iter()
-            .position(|t| matches!(t, Thunk::ExitThread))
-        {
-            return THUNK_BASE + THUNK_SIZE * i as u32;
-        }
-        self.add_thunk(Thunk::ExitThread)
-            .expect("room for one thunk")
+    let r = (e.imp)(&mut p.env, &args);
+    if !matches!(r, Ret::Block { .. }) {
+        p.env.threads.cur_mut().wait_deadline = None;
     }
+    let origin = Origin::Api {
+        ret,
+        esp: esp.wrapping_add(4 + e.pop_bytes()),
+    };
+    p.finish(r, origin)
+}
 
-    /// Whether `eip` is in the thunk area (the engine services it instead of stepping).
-    pub fn is_thunk(&self, eip: u32) -> bool {
-        eip.wrapping_sub(THUNK_BASE) < THUNK_SIZE * self.thunks.len() as u32
-    }
-
-    /// Registers for the first instruction: EIP at the entry point, ESP on a
-    /// stack whose top dword returns to the exit thunk.
-    pub fn initial_esp(&mut self) -> u32 {
-        let ret = self.exit_thunk();
-        let esp = self.stack_top - 16;
-        self.env.mem.poke_u32(esp, ret).expect("stack committed");
-        esp
-    }
-
+impl Process {
     /// Services a call that reached a thunk: `[ESP]` is the return address,
     /// the arguments follow. Costs no dispatch (the CALL that got here did).
-    pub fn service(&mut self, cpu: &mut Cpu) -> Service {
-        let i = ((cpu.eip - THUNK_BASE) / THUNK_SIZE) as usize;
-        let esp = cpu.regs[reg::ESP];
-        let Some(ret) = self.env.mem.peek_u32(esp) else {
-            return Service::Stop(format!("API call with an unreadable stack at {esp:#010x}"));
+    pub fn service(&mut self) -> Service {
+        let eip = self.env.threads.cur().cpu.eip;
+        let Some(t) = self.env.thunks.at(eip).cloned() else {
+            return Service::Stop(format!("no thunk at {eip:#010x}"));
         };
-        match self.thunks[i].clone() {
-            Thunk::ExitThread => Service::Exit(cpu.regs[reg::EAX]),
+        let s = match t {
+            Thunk::ThreadReturn => {
+                let code = self.env.threads.cur().cpu.regs[reg::EAX];
+                self.finish(Ret::ExitThread(code), Origin::Engine)
+            }
+            Thunk::CallbackReturn => {
+                let cpu = &self.env.threads.cur().cpu;
+                let (eax, esp) = (cpu.regs[reg::EAX], cpu.regs[reg::ESP]);
+                let frames = &mut self.env.threads.cur_mut().frames;
+                // Frames the stack has been unwound past (a longjmp out of a
+                // callback) are stale: drop them.
+                while frames.last().is_some_and(|f| f.sp_base < esp) {
+                    frames.pop();
+                }
+                let Some(f) = frames.pop() else {
+                    return Service::Stop(format!(
+                        "a guest call returned to the host with no call pending (esp {esp:#010x})"
+                    ));
+                };
+                let cpu = self.env.cpu();
+                cpu.regs[reg::ESP] = f.sp_base;
+                for (k, r) in [reg::EBX, reg::ESI, reg::EDI, reg::EBP].into_iter().enumerate() {
+                    cpu.regs[r] = f.saved[k];
+                }
+                self.env.clock = self.env.threads.cur().cpu.clock;
+                let r = (f.then)(&mut self.env, eax);
+                self.finish(r, f.origin)
+            }
             Thunk::Stub { dll, name } => {
                 // Report the CALL's own address when it is the usual `call [IAT]` (FF 15 disp32).
+                let esp = self.env.threads.cur().cpu.regs[reg::ESP];
+                let ret = self.env.mem.peek_u32(esp).unwrap_or(0);
                 let mut b = [0u8; 2];
                 let site = match self.env.mem.peek(ret.wrapping_sub(6), &mut b) {
                     Some(()) if b == [0xFF, 0x15] => ret.wrapping_sub(6),
                     _ => ret,
                 };
-                Service::Stop(dll::unimplemented_message(&dll, &name, site))
+                Service::Stop(crate::dll::unimplemented_message(&dll, &name, site))
             }
-            Thunk::Api(e, dll_name) => {
-                let mut args = Vec::with_capacity(e.args.len());
-                for k in 0..e.args.len() as u32 {
-                    match self.env.mem.peek_u32(esp.wrapping_add(4 + 4 * k)) {
-                        Some(v) => args.push(v),
-                        None => {
-                            return Service::Stop(format!(
-                                "{dll_name}!{}: argument {k} unreadable at {:#010x}",
-                                e.name,
-                                esp + 4 + 4 * k
-                            ))
+            Thunk::Api(e, d) => service_api(self, e, d),
+        };
+        // The TEB mirrors the last error (code may read it directly).
+        if !self.env.threads.list.is_empty() {
+            let teb_ = self.env.teb();
+            let le = self.env.last_error;
+            self.env.mem.poke_u32(teb_ + teb::LAST_ERROR, le);
+        }
+        s
+    }
+
+    /// Carries out what a body or continuation answered, for a chain
+    /// started by `origin`.
+    pub fn finish(&mut self, r: Ret, origin: Origin) -> Service {
+        match r {
+            Ret::Value(_) | Ret::Value64(_) | Ret::Float(_) => match origin {
+                Origin::Api { ret, esp } => {
+                    let cpu = self.env.cpu();
+                    match r {
+                        Ret::Value(v) => cpu.regs[reg::EAX] = v,
+                        Ret::Value64(v) => {
+                            cpu.regs[reg::EAX] = v as u32;
+                            cpu.regs[reg::EDX] = (v >> 32) as u32;
                         }
+                        Ret::Float(v) => crate::dll::crt::math::push_st0(cpu, v),
+                        _ => unreachable!(),
+                    }
+                    cpu.regs[reg::ESP] = esp;
+                    cpu.eip = ret;
+                    Service::Continue
+                }
+                Origin::ThreadStart => {
+                    let code = match r {
+                        Ret::Value(v) => v,
+                        _ => 0,
+                    };
+                    self.finish(Ret::ExitThread(code), Origin::Engine)
+                }
+                Origin::Engine => Service::Stop(
+                    "internal: a host chain started by the engine ended with a value".into(),
+                ),
+            },
+            Ret::Call(gc) => {
+                let ret = match self.env.thunks.slot(&mut self.env.mem, Thunk::CallbackReturn) {
+                    Ok(a) => a,
+                    Err(e) => return Service::Stop(e),
+                };
+                let sp_base = self.env.threads.cur().cpu.regs[reg::ESP];
+                let mut esp = sp_base;
+                for &a in gc.args.iter().rev().chain(std::iter::once(&ret)) {
+                    esp = esp.wrapping_sub(4);
+                    if self.env.mem.poke_u32(esp, a).is_none() {
+                        return Service::Stop(format!(
+                            "stack overflow calling guest function {:#010x} (esp {esp:#010x})",
+                            gc.func
+                        ));
                     }
                 }
-                *self
-                    .calls
-                    .entry(format!("{dll_name}!{}", e.name))
-                    .or_default() += 1;
-                self.env.clock = cpu.clock;
-                self.env.arg_base = esp.wrapping_add(4);
-                match (e.imp)(&mut self.env, &args) {
-                    Ret::Exit(code) => return Service::Exit(code),
-                    Ret::Chain(fns) if !fns.is_empty() => {
-                        // [esp] stays the caller's return address; below it the
-                        // entry addresses of fns[1..], so each `ret` enters the next
-                        // and the last returns to the caller with ESP = esp + 4.
-                        let n = fns.len() as u32;
-                        let new_esp = esp.wrapping_sub(4 * (n - 1));
-                        for (k, &f) in fns[1..].iter().enumerate() {
-                            if self.env.mem.poke_u32(new_esp + 4 * k as u32, f).is_none() {
-                                return Service::Stop("stack overflow chaining _initterm".into());
-                            }
-                        }
-                        cpu.regs[reg::ESP] = new_esp;
-                        cpu.eip = fns[0];
-                        return Service::Continue;
-                    }
-                    Ret::Chain(_) => {}
-                    Ret::Value(v) => cpu.regs[reg::EAX] = v,
-                    Ret::Value64(v) => {
-                        cpu.regs[reg::EAX] = v as u32;
-                        cpu.regs[reg::EDX] = (v >> 32) as u32;
-                    }
+                let t = self.env.threads.cur_mut();
+                let r = &t.cpu.regs;
+                let saved = [r[reg::EBX], r[reg::ESI], r[reg::EDI], r[reg::EBP]];
+                t.frames.push(Frame {
+                    sp_base,
+                    saved,
+                    then: gc.then,
+                    origin,
+                });
+                t.cpu.regs[reg::ESP] = esp;
+                if let Some(ebp) = gc.ebp {
+                    t.cpu.regs[reg::EBP] = ebp;
                 }
-                cpu.regs[reg::ESP] = esp.wrapping_add(4 + e.pop_bytes());
-                cpu.eip = ret;
+                t.cpu.eip = gc.func;
                 Service::Continue
             }
+            Ret::Jumped => Service::Continue,
+            Ret::Block { deadline } => match origin {
+                Origin::Api { .. } => {
+                    let epoch = self.env.threads.epoch;
+                    let t = self.env.threads.cur_mut();
+                    t.state = State::Blocked { deadline, epoch };
+                    t.retrying = true;
+                    Service::Continue
+                }
+                _ => Service::Stop("internal: a wait outside an API call".into()),
+            },
+            Ret::Exit(code) => Service::Exit(code),
+            Ret::ExitThread(code) => {
+                let t = self.env.threads.cur_mut();
+                t.state = State::Exited;
+                t.exit_code = code;
+                t.frames.clear();
+                self.env.threads.epoch += 1;
+                if self.env.threads.any_alive() {
+                    Service::Continue
+                } else {
+                    Service::Exit(code)
+                }
+            }
+            Ret::Stop(s) => Service::Stop(s),
         }
+    }
+
+    /// Whether `eip` is in the thunk area (the engine services it instead of stepping).
+    #[inline]
+    pub fn is_thunk(&self, eip: u32) -> bool {
+        self.env.thunks.contains(eip)
+    }
+
+    /// The thunk address an import binds to (shared by every importer of
+    /// the same export), or a data export's variable.
+    pub fn thunk_for(&mut self, dll_name: &str, name: &crate::pe::ImportName) -> Result<u32, String> {
+        modules::bind_import(&mut self.env, dll_name, name)
     }
 }
 

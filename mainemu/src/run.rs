@@ -1,14 +1,18 @@
-//! Running a process: the engine loop over the shared CPU (`x86_cpu::user`,
-//! arm `l0`) with thunk service, a dispatch budget, and the run summary.
+//! Running a process: the engine loop over the shared CPU (`x86_cpu::user`),
+//! thread scheduling on the guest clock, thunk service, exceptions, a
+//! dispatch budget, and the run summary.
 //!
-//! Owns: the loop (service a call when EIP is in the thunk area, else one
-//! `user::step`), console output forwarding, how a run ended, and the
-//! summary (dispatches, ending, unimplemented call, API call counts). It must
-//! not hold instruction semantics (x86-cpu does) or API bodies (dll does).
+//! Owns: the loop (pick the thread, run it with the arm's engine until a
+//! thunk, an exception, the end of its quantum or the budget; service the
+//! thunk or dispatch the exception), console output forwarding, how a run
+//! ended, and the summary. The arm's engine is called in exactly one place,
+//! [`exec`]. It must not hold instruction semantics (x86-cpu does), API
+//! bodies (dll does) or exception layouts (seh does).
 
 use crate::process::{Process, Service};
-use x86_cpu::user::{self, FlatSetup, UserOutcome};
-use x86_cpu::Cpu;
+use crate::threads::State;
+use x86_cpu::user::{self, Event, UserOutcome};
+use x86_cpu::{Cpu, StopReason};
 
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -26,61 +30,168 @@ pub struct Summary {
     pub dispatches: u64,
     pub ending: Ending,
     pub api_calls: std::collections::BTreeMap<String, u64>,
+    /// GetProcAddress lookups mainemu could not answer (`dll!name`): the
+    /// program took its fallback path where Windows might not have.
+    pub proc_misses: Vec<String>,
 }
 
-/// Runs `p` for at most `budget` dispatches; `out(stream, bytes)` receives
-/// console output as the program writes it.
-pub fn run(p: &mut Process, budget: u64, out: &mut dyn FnMut(u8, &[u8])) -> Summary {
-    let esp = p.initial_esp();
-    let mut cpu = Cpu::new_flat32(&FlatSetup {
-        eip: p.entry,
-        esp,
-        fs_base: p.teb,
-        fs_limit: 0xFFF,
-    });
-    let ending = loop {
-        if p.is_thunk(cpu.eip) {
-            let s = p.service(&mut cpu);
-            for (stream, bytes) in p.env.console.drain(..) {
-                out(stream, &bytes);
+/// Execution arms mainemu has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arm {
+    /// The plain decode-and-execute interpreter.
+    L0,
+}
+
+impl std::str::FromStr for Arm {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Arm, String> {
+        match s {
+            "l0" => Ok(Arm::L0),
+            _ => Err(format!("arm {s:?} is not available (only l0)")),
+        }
+    }
+}
+
+/// Why the engine handed control back.
+pub enum Exit {
+    /// EIP is in the thunk area.
+    Thunk,
+    /// The clock reached the stop value.
+    Slice,
+    /// The CPU raised an exception (the dispatch is charged).
+    Exception(Event),
+    /// An inexpressible instruction (nothing changed).
+    Stop(StopReason),
+}
+
+/// Runs `cpu` with the arm's engine until EIP enters the thunk area
+/// (`is_thunk`), the clock reaches `stop_at`, or an exception or stop. The
+/// one place the run loop calls an engine.
+#[inline]
+pub fn exec(
+    arm: Arm,
+    cpu: &mut Cpu,
+    mem: &mut crate::memory::Memory,
+    stop_at: u64,
+    is_thunk: &dyn Fn(u32) -> bool,
+) -> Exit {
+    match arm {
+        Arm::L0 => loop {
+            if is_thunk(cpu.eip) {
+                return Exit::Thunk;
             }
-            match s {
-                Service::Continue => continue,
-                Service::Exit(code) => break Ending::Exit { code },
-                Service::Stop(r) if r.starts_with("unimplemented") => {
-                    break Ending::Unimplemented { report: r }
+            if cpu.clock >= stop_at {
+                return Exit::Slice;
+            }
+            match user::step(cpu, mem) {
+                UserOutcome::Ok => {}
+                UserOutcome::Exception(ev) => return Exit::Exception(ev),
+                UserOutcome::Stop(r) => return Exit::Stop(r),
+            }
+        },
+    }
+}
+
+fn drain(p: &mut Process, out: &mut dyn FnMut(u8, &[u8])) {
+    for (stream, bytes) in p.env.console.drain(..) {
+        out(stream, &bytes);
+    }
+}
+
+/// Switches to thread `i`: the clock carries over, the last error is swapped.
+fn switch_to(p: &mut Process, i: usize) {
+    let th = &mut p.env.threads;
+    if i == th.cur {
+        return;
+    }
+    let clock = th.cur().cpu.clock;
+    let le = p.env.last_error;
+    th.cur_mut().last_error = le;
+    th.cur = i;
+    th.cur_mut().cpu.clock = clock;
+    p.env.last_error = th.cur().last_error;
+}
+
+/// Runs `p` on `arm` for at most `budget` dispatches; `out(stream, bytes)`
+/// receives console output as the program writes it.
+pub fn run_arm(p: &mut Process, arm: Arm, budget: u64, out: &mut dyn FnMut(u8, &[u8])) -> Summary {
+    let mut s = p.start();
+    let ending = loop {
+        drain(p, out);
+        match s {
+            Service::Continue => {}
+            Service::Exit(code) => break Ending::Exit { code },
+            Service::Stop(r) if r.starts_with("unimplemented") => {
+                break Ending::Unimplemented { report: r }
+            }
+            Service::Stop(report) => break Ending::Stop { report },
+        }
+        // Pick the thread: the current one while it can run and has quantum left.
+        let clock = p.env.threads.cur().cpu.clock;
+        let th = &mut p.env.threads;
+        th.wake(clock);
+        let cur_ok = th.cur().state == State::Runnable && clock < th.slice_end;
+        if !cur_ok {
+            match th.next_runnable() {
+                Some(i) => {
+                    switch_to(p, i);
+                    p.env.threads.slice_end = clock + crate::threads::QUANTUM;
                 }
-                Service::Stop(report) => break Ending::Stop { report },
+                None => match p.env.threads.earliest_deadline() {
+                    // Everybody waits: guest time skips to the first deadline.
+                    Some(d) => {
+                        let d = d.max(clock);
+                        if d >= budget {
+                            p.env.threads.cur_mut().cpu.clock = budget.max(clock);
+                            break Ending::Budget;
+                        }
+                        p.env.threads.cur_mut().cpu.clock = d;
+                        continue;
+                    }
+                    None => {
+                        break Ending::Stop {
+                            report: "deadlock: every thread waits with no timeout".into(),
+                        }
+                    }
+                },
             }
         }
-        if cpu.clock >= budget {
+        let clock = p.env.threads.cur().cpu.clock;
+        if clock >= budget {
             break Ending::Budget;
         }
-        match user::step(&mut cpu, &mut p.env.mem) {
-            UserOutcome::Ok => {}
-            UserOutcome::Exception(ev) => {
-                break Ending::Stop {
-                    report: format!(
-                        "exception vector {} at {:#010x}{} (SEH delivery is not modelled yet)",
-                        ev.vector,
-                        ev.eip,
-                        ev.mem.map_or(String::new(), |m| format!(
-                            ", {:?} of {:#010x}",
-                            m.access, m.addr
-                        ))
-                    ),
-                }
+        let stop_at = budget.min(p.env.threads.slice_end.max(clock + 1));
+        let thunks = &p.env.thunks;
+        let t = &mut p.env.threads.list[p.env.threads.cur];
+        let exit = exec(arm, &mut t.cpu, &mut p.env.mem, stop_at, &|eip| thunks.contains(eip));
+        s = match exit {
+            Exit::Thunk => p.service(),
+            Exit::Slice => Service::Continue,
+            Exit::Exception(ev) => {
+                let cpu = p.env.cpu().clone();
+                let (rec, eip) = crate::seh::record_of_event(&ev, &cpu);
+                let mut at = cpu;
+                at.eip = eip;
+                p.env.clock = at.clock;
+                let r = crate::seh::dispatch(&mut p.env, rec, &at);
+                p.finish(r, crate::threads::Origin::Engine)
             }
-            UserOutcome::Stop(r) => {
-                break Ending::Stop {
-                    report: r.to_string(),
-                }
-            }
-        }
+            Exit::Stop(r) => Service::Stop(format!(
+                "{r} at {:#010x}",
+                p.env.threads.cur().cpu.eip
+            )),
+        };
     };
+    drain(p, out);
     Summary {
-        dispatches: cpu.clock,
+        dispatches: p.env.threads.list.iter().map(|t| t.cpu.clock).max().unwrap_or(0),
         ending,
         api_calls: p.calls.clone(),
+        proc_misses: p.env.proc_misses.iter().cloned().collect(),
     }
+}
+
+/// Runs `p` on `l0` (see [`run_arm`]).
+pub fn run(p: &mut Process, budget: u64, out: &mut dyn FnMut(u8, &[u8])) -> Summary {
+    run_arm(p, Arm::L0, budget, out)
 }

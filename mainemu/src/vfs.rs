@@ -34,6 +34,8 @@ pub enum PathError {
     InvalidName,
     /// SetCurrentDirectory to something that is not a directory.
     NotADirectory,
+    /// A write to a drive mapped read-only (the program's own directory).
+    ReadOnly,
 }
 
 impl PathError {
@@ -42,6 +44,7 @@ impl PathError {
         match self {
             PathError::NoDrive(_) | PathError::NotADirectory => 3, // ERROR_PATH_NOT_FOUND
             PathError::InvalidName | PathError::Stream => 123,     // ERROR_INVALID_NAME
+            PathError::ReadOnly => 19,                             // ERROR_WRITE_PROTECT
             _ => 5,                                                // ERROR_ACCESS_DENIED
         }
     }
@@ -57,6 +60,7 @@ impl std::fmt::Display for PathError {
             PathError::NoDrive(c) => write!(f, "drive {c}: is not mapped"),
             PathError::InvalidName => write!(f, "invalid character in a name"),
             PathError::NotADirectory => write!(f, "not a directory"),
+            PathError::ReadOnly => write!(f, "the drive is read-only"),
         }
     }
 }
@@ -66,6 +70,8 @@ impl std::fmt::Display for PathError {
 pub struct Drives {
     /// Uppercase letter → host root (canonicalized).
     roots: BTreeMap<char, PathBuf>,
+    /// Drives mapped read-only.
+    readonly: std::collections::BTreeSet<char>,
     /// Current drive and directory components below its root.
     cwd: (char, Vec<String>),
 }
@@ -90,6 +96,7 @@ impl Drives {
     pub fn new() -> Drives {
         Drives {
             roots: BTreeMap::new(),
+            readonly: Default::default(),
             cwd: ('C', Vec::new()),
         }
     }
@@ -105,6 +112,112 @@ impl Drives {
         }
         self.roots.insert(letter.to_ascii_uppercase(), root);
         Ok(())
+    }
+
+    /// Maps `letter:` read-only (writes, creates and deletes are refused).
+    pub fn map_readonly(&mut self, letter: char, dir: &Path) -> std::io::Result<()> {
+        self.map(letter, dir)?;
+        self.readonly.insert(letter.to_ascii_uppercase());
+        Ok(())
+    }
+
+    /// The mapped drive letters, in order.
+    pub fn letters(&self) -> Vec<char> {
+        self.roots.keys().copied().collect()
+    }
+
+    /// Whether `letter:` is mapped read-only.
+    pub fn is_readonly(&self, letter: char) -> bool {
+        self.readonly.contains(&letter.to_ascii_uppercase())
+    }
+
+    /// The first letter from `from` on that is not mapped.
+    pub fn free_letter(&self, from: char) -> Option<char> {
+        (from as u8..=b'Z')
+            .map(|b| b as char)
+            .find(|c| !self.roots.contains_key(c))
+    }
+
+    /// The guest path of a host path inside a mapped drive (the first drive
+    /// whose root holds it), e.g. the program's own path.
+    pub fn guest_of_host(&self, host: &Path) -> Option<String> {
+        let host = host.canonicalize().ok()?;
+        self.roots.iter().find_map(|(l, r)| {
+            let rest = host.strip_prefix(r).ok()?;
+            let comps: Vec<String> = rest
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            Some(format!("{l}:\\{}", comps.join("\\")))
+        })
+    }
+
+    /// GetFullPathName: the normalized guest path (`C:\a\b`), lexically.
+    pub fn full_path(&self, guest: &str) -> Result<String, PathError> {
+        let (d, comps) = self.normalize(guest)?;
+        Ok(format!("{d}:\\{}", comps.join("\\")))
+    }
+
+    /// GetFullPathName's answer: lexical only (nothing is looked up or
+    /// refused), `..` stops at the root, `/` becomes `\\`, each name loses
+    /// trailing dots and spaces, UNC and `\\?\\` paths pass through, a
+    /// trailing separator is kept.
+    pub fn lexical_full(&self, guest: &str) -> String {
+        let p = guest.replace('/', "\\");
+        if p.starts_with("\\\\") {
+            return p;
+        }
+        let b = p.as_bytes();
+        let (drive, rest) = if b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic() {
+            ((b[0] as char).to_ascii_uppercase(), &p[2..])
+        } else {
+            (self.cwd.0, &p[..])
+        };
+        let mut comps: Vec<String> = if rest.starts_with('\\') || drive != self.cwd.0 {
+            Vec::new()
+        } else {
+            self.cwd.1.clone()
+        };
+        let trailing = rest.ends_with('\\') && !rest.trim_end_matches('\\').is_empty();
+        for raw in rest.split('\\') {
+            match raw {
+                "" | "." => {}
+                ".." => {
+                    comps.pop();
+                }
+                _ => {
+                    let c = raw.trim_end_matches(['.', ' ']);
+                    if !c.is_empty() {
+                        comps.push(c.to_string());
+                    }
+                }
+            }
+        }
+        let mut out = format!("{drive}:\\{}", comps.join("\\"));
+        if trailing && !comps.is_empty() {
+            out.push('\\');
+        }
+        out
+    }
+
+    /// The current drive letter.
+    pub fn cwd_drive(&self) -> char {
+        self.cwd.0
+    }
+
+    /// Resolves a path the call will create, write, rename or delete:
+    /// refused on a read-only drive.
+    pub fn resolve_write(&self, guest: &str) -> Result<PathBuf, PathError> {
+        let (drive, comps) = self.normalize(guest)?;
+        if self.readonly.contains(&drive) {
+            return Err(PathError::ReadOnly);
+        }
+        self.host_path(drive, &comps)
+    }
+
+    /// Whether a guest path names a drive's root directory.
+    pub fn is_root(&self, guest: &str) -> bool {
+        self.normalize(guest).is_ok_and(|(_, c)| c.is_empty())
     }
 
     /// The current directory as the guest sees it (`C:\sub`).

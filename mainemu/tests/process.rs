@@ -5,7 +5,7 @@ mod common;
 
 use mainemu::pe::{ImportName, PeFile};
 use mainemu::process::{peb, teb, Process, Service, THUNK_BASE};
-use x86_cpu::{reg, Cpu};
+use x86_cpu::reg;
 
 fn hello() -> Option<(Vec<u8>, Process)> {
     let bytes = std::fs::read(common::programs()?.join("hello.exe")).unwrap();
@@ -15,18 +15,18 @@ fn hello() -> Option<(Vec<u8>, Process)> {
 }
 
 /// Simulates `call [slot]` from 0x401000: pushes args (last first) and the return address.
-fn call(p: &mut Process, cpu: &mut Cpu, thunk: u32, args: &[u32]) -> Service {
-    let mut esp = cpu.regs[reg::ESP];
+fn call(p: &mut Process, thunk: u32, args: &[u32]) -> Service {
+    let mut esp = p.env.cpu().regs[reg::ESP];
     for &a in args.iter().rev() {
         esp -= 4;
         p.env.mem.poke_u32(esp, a).unwrap();
     }
     esp -= 4;
     p.env.mem.poke_u32(esp, 0x40_1006).unwrap();
-    cpu.regs[reg::ESP] = esp;
-    cpu.eip = thunk;
+    p.env.cpu().regs[reg::ESP] = esp;
+    p.env.cpu().eip = thunk;
     assert!(p.is_thunk(thunk));
-    p.service(cpu)
+    p.service()
 }
 
 fn thunk_of(p: &mut Process, dll: &str, name: &str) -> u32 {
@@ -82,67 +82,63 @@ fn layout_and_binding() {
 #[test]
 fn api_calls_at_thunks() {
     let Some((_, mut p)) = hello() else { return };
-    let mut cpu = Cpu::new();
-    cpu.regs[reg::ESP] = p.initial_esp();
-    let esp0 = cpu.regs[reg::ESP];
+    let esp0 = p.env.cpu().regs[reg::ESP];
     // stdcall with one argument pops 8 bytes.
     let t = thunk_of(&mut p, "KERNEL32.dll", "SetLastError");
-    assert_eq!(call(&mut p, &mut cpu, t, &[1234]), Service::Continue);
-    assert_eq!((cpu.regs[reg::ESP], cpu.eip), (esp0, 0x40_1006));
+    assert_eq!(call(&mut p, t, &[1234]), Service::Continue);
+    assert_eq!((p.env.cpu().regs[reg::ESP], p.env.cpu().eip), (esp0, 0x40_1006));
     let t = thunk_of(&mut p, "KERNEL32.dll", "GetLastError");
-    assert_eq!(call(&mut p, &mut cpu, t, &[]), Service::Continue);
-    assert_eq!(cpu.regs[reg::EAX], 1234);
+    assert_eq!(call(&mut p, t, &[]), Service::Continue);
+    assert_eq!(p.env.cpu().regs[reg::EAX], 1234);
     // cdecl pops only the return address; the caller cleans the argument.
     let t = thunk_of(&mut p, "msvcrt.dll", "strlen");
     let cmd = p.env.cmdline_a;
-    assert_eq!(call(&mut p, &mut cpu, t, &[cmd]), Service::Continue);
-    assert_eq!((cpu.regs[reg::EAX], cpu.regs[reg::ESP]), (15, esp0 - 4));
-    cpu.regs[reg::ESP] = esp0;
+    assert_eq!(call(&mut p, t, &[cmd]), Service::Continue);
+    assert_eq!((p.env.cpu().regs[reg::EAX], p.env.cpu().regs[reg::ESP]), (15, esp0 - 4));
+    p.env.cpu().regs[reg::ESP] = esp0;
     // GetTickCount reads the guest clock.
-    cpu.clock = 300_000_000;
+    p.env.cpu().clock = 300_000_000;
     let t = thunk_of(&mut p, "kernel32.dll", "GetTickCount");
-    call(&mut p, &mut cpu, t, &[]);
-    assert_eq!(cpu.regs[reg::EAX], 3000);
+    call(&mut p, t, &[]);
+    assert_eq!(p.env.cpu().regs[reg::EAX], 3000);
     // An unimplemented import stops with its name and the return address.
-    let t = thunk_of(&mut p, "msvcrt.dll", "signal");
+    let t = thunk_of(&mut p, "msvcrt.dll", "_no_such_export");
     assert_eq!(
-        call(&mut p, &mut cpu, t, &[0, 0, 0]),
-        Service::Stop("unimplemented MSVCRT!signal called from 0x00401006".into())
+        call(&mut p, t, &[0, 0, 0]),
+        Service::Stop("unimplemented MSVCRT!_no_such_export called from 0x00401006".into())
     );
     // Returning from the entry point exits with EAX.
-    cpu.regs[reg::ESP] = esp0;
-    cpu.regs[reg::EAX] = 3;
-    cpu.eip = p.env.mem.peek_u32(esp0).unwrap();
-    assert_eq!(p.service(&mut cpu), Service::Exit(3));
+    p.env.cpu().regs[reg::ESP] = esp0;
+    p.env.cpu().regs[reg::EAX] = 3;
+    p.env.cpu().eip = p.env.mem.peek_u32(esp0).unwrap();
+    assert_eq!(p.service(), Service::Exit(3));
     assert_eq!(p.calls.get("kernel32.dll!GetLastError"), Some(&1));
 }
 
 #[test]
 fn heap_calls_on_the_process_heap() {
     let Some((_, mut p)) = hello() else { return };
-    let mut cpu = Cpu::new();
-    cpu.regs[reg::ESP] = p.initial_esp();
-    let esp0 = cpu.regs[reg::ESP];
+    let esp0 = p.env.cpu().regs[reg::ESP];
     let heap = p.env.process_heap;
     assert_eq!(p.env.mem.peek_u32(p.peb + peb::PROCESS_HEAP), Some(heap));
     let t = thunk_of(&mut p, "msvcrt.dll", "malloc");
-    call(&mut p, &mut cpu, t, &[100]);
-    let a = cpu.regs[reg::EAX];
-    cpu.regs[reg::ESP] = esp0;
+    call(&mut p, t, &[100]);
+    let a = p.env.cpu().regs[reg::EAX];
+    p.env.cpu().regs[reg::ESP] = esp0;
     let t = thunk_of(&mut p, "kernel32.dll", "HeapAlloc");
-    call(&mut p, &mut cpu, t, &[heap, 8, 16]);
-    let b = cpu.regs[reg::EAX];
+    call(&mut p, t, &[heap, 8, 16]);
+    let b = p.env.cpu().regs[reg::EAX];
     assert_eq!(b, a + 104, "first fit after the 100-byte block");
-    assert_eq!(cpu.regs[reg::ESP], esp0, "stdcall popped 3 args");
+    assert_eq!(p.env.cpu().regs[reg::ESP], esp0, "stdcall popped 3 args");
     let t = thunk_of(&mut p, "kernel32.dll", "HeapSize");
-    call(&mut p, &mut cpu, t, &[heap, 0, a]);
-    assert_eq!(cpu.regs[reg::EAX], 100);
+    call(&mut p, t, &[heap, 0, a]);
+    assert_eq!(p.env.cpu().regs[reg::EAX], 100);
     let t = thunk_of(&mut p, "kernel32.dll", "HeapFree");
-    call(&mut p, &mut cpu, t, &[0x1234, 0, a]);
-    assert_eq!(cpu.regs[reg::EAX], 0, "bad heap handle");
+    call(&mut p, t, &[0x1234, 0, a]);
+    assert_eq!(p.env.cpu().regs[reg::EAX], 0, "bad heap handle");
     let t = thunk_of(&mut p, "kernel32.dll", "GetLastError");
-    call(&mut p, &mut cpu, t, &[]);
-    assert_eq!(cpu.regs[reg::EAX], 6);
+    call(&mut p, t, &[]);
+    assert_eq!(p.env.cpu().regs[reg::EAX], 6);
 }
 
 #[test]
@@ -175,16 +171,14 @@ fn crt_startup_data_and_mainargs() {
     assert_eq!(p.env.mem.peek_u32(mb), Some(1));
     let iob = p.env.mem.peek_u32(0x40_0000 + slot("_iob")).unwrap();
     assert!(!p.is_thunk(iob) && iob != mb);
-    let mut cpu = Cpu::new();
-    cpu.regs[reg::ESP] = p.initial_esp();
-    let esp0 = cpu.regs[reg::ESP];
+    let esp0 = p.env.cpu().regs[reg::ESP];
     let out = p.env.process_heap; // any heap block will do for the three out-pointers
     let t = thunk_of(&mut p, "kernel32.dll", "HeapAlloc");
-    call(&mut p, &mut cpu, t, &[out, 8, 12]);
-    let outs = cpu.regs[reg::EAX];
+    call(&mut p, t, &[out, 8, 12]);
+    let outs = p.env.cpu().regs[reg::EAX];
     let t = thunk_of(&mut p, "msvcrt.dll", "__getmainargs");
-    call(&mut p, &mut cpu, t, &[outs, outs + 4, outs + 8, 0, 0]);
-    cpu.regs[reg::ESP] = esp0;
+    call(&mut p, t, &[outs, outs + 4, outs + 8, 0, 0]);
+    p.env.cpu().regs[reg::ESP] = esp0;
     let m = &p.env.mem;
     assert_eq!(m.peek_u32(outs), Some(2));
     let argv = m.peek_u32(outs + 4).unwrap();
@@ -192,34 +186,32 @@ fn crt_startup_data_and_mainargs() {
     assert_eq!((arg(0), arg(1)), (b"hello.exe".to_vec(), b"a b".to_vec()));
     assert_eq!(m.peek_u32(argv + 8), Some(0));
     let t = thunk_of(&mut p, "kernel32.dll", "GetModuleHandleA");
-    call(&mut p, &mut cpu, t, &[0]);
-    assert_eq!(cpu.regs[reg::EAX], 0x40_0000);
+    call(&mut p, t, &[0]);
+    assert_eq!(p.env.cpu().regs[reg::EAX], 0x40_0000);
 }
 
 #[test]
 fn printf_family_through_thunks() {
     let Some((_, mut p)) = hello() else { return };
-    let mut cpu = Cpu::new();
-    cpu.regs[reg::ESP] = p.initial_esp();
-    let esp0 = cpu.regs[reg::ESP];
+    let esp0 = p.env.cpu().regs[reg::ESP];
     let t = thunk_of(&mut p, "msvcrt.dll", "malloc");
-    call(&mut p, &mut cpu, t, &[64]);
-    let buf = cpu.regs[reg::EAX];
+    call(&mut p, t, &[64]);
+    let buf = p.env.cpu().regs[reg::EAX];
     p.env.mem.poke(buf, b"n=%d s=%s\n\0").unwrap();
     let cmd = p.env.cmdline_a;
-    cpu.regs[reg::ESP] = esp0;
+    p.env.cpu().regs[reg::ESP] = esp0;
     let t = thunk_of(&mut p, "msvcrt.dll", "printf");
     assert_eq!(
-        call(&mut p, &mut cpu, t, &[buf, 42, cmd]),
+        call(&mut p, t, &[buf, 42, cmd]),
         Service::Continue
     );
-    assert_eq!(cpu.regs[reg::EAX], 23);
-    cpu.regs[reg::ESP] = esp0;
+    assert_eq!(p.env.cpu().regs[reg::EAX], 23);
+    p.env.cpu().regs[reg::ESP] = esp0;
     // fprintf(stderr) goes to stream 2; the stdout bytes stay separate.
     let iob = p.env.data["msvcrt.dll!_iob"];
     let t = thunk_of(&mut p, "msvcrt.dll", "fprintf");
-    call(&mut p, &mut cpu, t, &[iob + 64, buf, -1i32 as u32, cmd]);
-    cpu.regs[reg::ESP] = esp0;
+    call(&mut p, t, &[iob + 64, buf, -1i32 as u32, cmd]);
+    p.env.cpu().regs[reg::ESP] = esp0;
     assert_eq!(
         String::from_utf8(p.env.stdout()).unwrap(),
         "n=42 s=hello.exe \"a b\"\n"
@@ -229,24 +221,22 @@ fn printf_family_through_thunks() {
         p.env.console[1],
         (2, b"n=-1 s=hello.exe \"a b\"\n".to_vec())
     );
-    // _snprintf truncates and reports -1.
+    // _snprintf (msvcrt's rule) fills the buffer without a NUL and reports -1.
     let t = thunk_of(&mut p, "msvcrt.dll", "_snprintf");
-    call(&mut p, &mut cpu, t, &[buf + 32, 5, buf, 7, cmd]);
-    assert_eq!(cpu.regs[reg::EAX] as i32, -1);
-    assert_eq!(p.env.mem.peek_cstr(buf + 32, 16).unwrap(), b"n=7 ");
+    call(&mut p, t, &[buf + 32, 5, buf, 7, cmd]);
+    assert_eq!(p.env.cpu().regs[reg::EAX] as i32, -1);
+    assert_eq!(p.env.mem.peek_cstr(buf + 32, 16).unwrap(), b"n=7 s");
 }
 
 #[test]
 fn crt_helpers_through_thunks() {
     let Some((_, mut p)) = hello() else { return };
-    let mut cpu = Cpu::new();
-    cpu.regs[reg::ESP] = p.initial_esp();
-    let esp0 = cpu.regs[reg::ESP];
-    let mut c = |p: &mut Process, dll: &str, f: &str, args: &[u32]| {
+    let esp0 = p.env.cpu().regs[reg::ESP];
+    let c = |p: &mut Process, dll: &str, f: &str, args: &[u32]| {
         let t = thunk_of(p, dll, f);
-        cpu.regs[reg::ESP] = esp0;
-        assert_eq!(call(p, &mut cpu, t, args), Service::Continue, "{f}");
-        cpu.regs[reg::EAX]
+        p.env.cpu().regs[reg::ESP] = esp0;
+        assert_eq!(call(p, t, args), Service::Continue, "{f}");
+        p.env.cpu().regs[reg::EAX]
     };
     let buf = c(&mut p, "msvcrt.dll", "malloc", &[64]);
     p.env.mem.poke(buf, b"  -123x\0abc\0").unwrap();

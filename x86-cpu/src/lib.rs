@@ -87,7 +87,9 @@ pub enum Isa {
     #[default]
     I486,
     /// A Pentium-class part as Win32 programs expect it: the 486 plus RDTSC,
-    /// CMPXCHG8B, CMOVcc and the long NOP (0F 1F). CPUID says family 5.
+    /// CMPXCHG8B, CMOVcc, the long NOP (0F 1F) and the P6 x87 forms FCMOVcc
+    /// and F(U)COMI(P) (compilers targeting i686 emit them). CPUID says
+    /// family 5 with the CMOV bit.
     Pentium,
 }
 

@@ -386,10 +386,10 @@ fn cases() -> Vec<Case> {
             mem: &[],
         },
         Case {
-            name: "cpuid: family 5, FPU TSC CX8",
+            name: "cpuid: family 5, FPU TSC CX8 CMOV",
             regs: [1, 0, 0, 0, 0, 0, 0, 0],
             code: |a| a.cpuid(),
-            want: [0x520, 0, 0x111, 0, S, 0, 0, 0],
+            want: [0x520, 0, 0x8111, 0, S, 0, 0, 0],
             flags: (0, 0),
             mem: &[],
         },
@@ -404,6 +404,43 @@ fn cases() -> Vec<Case> {
             want: [2, 0, 0, 0, S, 0, 0, 0],
             flags: (0, 0),
             mem: &[],
+        },
+        Case {
+            name: "fcomip: 2 > 1 clears ZF CF, pops; fucomi equal sets ZF",
+            regs: [0; 8],
+            code: |a| {
+                a.fld1()?;
+                a.fld1()?;
+                a.fadd_2(st0, st0)?; // ST0 = 2, ST1 = 1
+                a.fcomip(st0, st1)?; // 2 > 1: ZF PF CF = 0, pop
+                a.setb(al)?;
+                a.fld1()?;
+                a.fucomi(st0, st1)?; // 1 == 1: ZF
+                a.setz(bl)?;
+                a.fistp(dword_ptr(DATA))?;
+                a.fistp(dword_ptr(DATA + 4))
+            },
+            want: [0, 0, 0, 1, S, 0, 0, 0],
+            flags: (ZF | CF | 4, ZF),
+            mem: &[(DATA, 1), (DATA + 4, 1)],
+        },
+        Case {
+            name: "fcmovb / fcmovnbe pick by CF and ZF",
+            regs: [0; 8],
+            code: |a| {
+                a.fldz()?;
+                a.fld1()?; // ST0 = 1, ST1 = 0
+                a.stc()?;
+                a.fcmovb(st0, st1)?; // CF = 1: ST0 = 0
+                a.fistp(dword_ptr(DATA))?;
+                a.fld1()?; // ST0 = 1, ST1 = 0
+                a.fcmovnbe(st0, st1)?; // CF = 1: no move
+                a.fistp(dword_ptr(DATA + 4))?;
+                a.fstp(st0)
+            },
+            want: [0, 0, 0, 0, S, 0, 0, 0],
+            flags: (0, 0),
+            mem: &[(DATA, 0), (DATA + 4, 1)],
         },
         Case {
             name: "push ds / pop es / mov gs, flat selector",

@@ -789,7 +789,7 @@ crate::dll! { "gdi32.dll";
         let (Some(style), Some(color), Some(hatch)) = (env.mem.peek_u32(lb), env.mem.peek_u32(lb + 4), env.mem.peek_u32(lb + 8)) else { return 0 };
         match style {
             bs::SOLID | bs::NULL | bs::HATCHED => new_brush(env, style, color, hatch, None),
-            bs::PATTERN => CreatePatternBrush(env, &[hatch]).value(),
+            bs::PATTERN => DLL.call("CreatePatternBrush", env, &[hatch]).value(),
             _ => 0,
         }
     }
@@ -1105,7 +1105,7 @@ crate::dll! { "gdi32.dll";
         }).unwrap_or(CLR_INVALID)
     }
     stdcall fn SetPixelV(env, hdc: u32, x: i32, y: i32, c: u32) -> bool {
-        SetPixel(env, &[hdc, x as u32, y as u32, c]).value() != CLR_INVALID
+        DLL.call("SetPixel", env, &[hdc, x as u32, y as u32, c]).value() != CLR_INVALID
     }
     stdcall fn GetPixel(env, hdc: u32, x: i32, y: i32) -> u32 {
         let (g, m) = parts(env);
@@ -1193,7 +1193,7 @@ crate::dll! { "gdi32.dll";
         cx
     }
     stdcall fn ExtSelectClipRgn(env, hdc: u32, h: u32, mode: u32) -> u32 {
-        if mode == 5 || h == 0 { return SelectClipRgn(env, &[hdc, h]).value(); }
+        if mode == 5 || h == 0 { return DLL.call("SelectClipRgn", env, &[hdc, h]).value(); }
         let Some(r) = region(env, h) else { return 0 };
         let op = match mode { 1 => Op::And, 2 => Op::Or, 3 => Op::Xor, 4 => Op::Diff, _ => return 0 };
         clip_op(env, hdc, r, op)
@@ -1261,7 +1261,7 @@ crate::dll! { "gdi32.dll";
         text_extent(env, hdc, n as usize, size)
     }
     stdcall fn GetTextExtentExPointA(env, hdc: u32, s: u32, n: i32, max: i32, fit: u32, dx: u32, size: u32) -> bool {
-        GetTextExtentExPointW(env, &[hdc, s, n as u32, max as u32, fit, dx, size]).value() != 0
+        DLL.call("GetTextExtentExPointW", env, &[hdc, s, n as u32, max as u32, fit, dx, size]).value() != 0
     }
     stdcall fn GetTextMetricsW(env, hdc: u32, out: u32) -> bool { text_metrics(env, hdc, out, true) }
     stdcall fn GetTextMetricsA(env, hdc: u32, out: u32) -> bool { text_metrics(env, hdc, out, false) }

@@ -23,31 +23,35 @@ use crate::memory::Memory;
 /// type implements [`IntoRet`].
 #[macro_export]
 macro_rules! dll {
-    ($dll:literal; $( @also $also:path; )* $( @data $dname:ident [$dsize:literal] = $dinit:expr; )* $( $conv:ident fn $name:ident $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
-        $(
-            #[allow(non_snake_case, unused_variables, unused_mut, clippy::unused_unit)]
-            pub fn $name($env: &mut $crate::dll::Env, args: &[u32]) -> $crate::dll::Ret {
-                #[allow(clippy::too_many_arguments)]
-                fn body($env: &mut $crate::dll::Env $(, $arg: $ty)*) $(-> $ret)? $body
-                let mut _i = 0usize;
-                $( let $arg: $ty = $crate::dll::FromArg::from_arg(args.get({ _i += 1; _i - 1 }).copied().unwrap_or(0)); )*
-                $crate::dll::IntoRet::into_ret(body($env $(, $arg)*))
-            }
-        )*
+    ($dll:literal; $( @also $also:path; )* $( @data $dname:ident [$dsize:literal] = $dinit:expr $(, $dfill:expr)? ; )* $( $conv:ident fn $name:ident $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
         /// This DLL's export table, generated from the declarations above.
         pub static DLL: $crate::dll::DllDecl = $crate::dll::DllDecl {
             name: $dll,
             also: &[ $( &$also ),* ],
-            data: &[ $( $crate::dll::DataDecl { name: stringify!($dname), size: $dsize, init: &$dinit } ),* ],
+            data: &[ $( $crate::dll::DataDecl { name: stringify!($dname), size: $dsize, init: &$dinit, fill: $crate::dll!(@fill $($dfill)?) } ),* ],
             exports: &[ $( $crate::dll::ExportDecl {
                 name: stringify!($name),
                 ordinal: $crate::dll!(@ord $($ord)?),
                 conv: $crate::dll::Conv::$conv,
                 args: &[ $( stringify!($arg) ),* ],
-                imp: $name,
+                // The wrapper lives inside the table entry, so a body may call a
+                // module helper of the export's own name.
+                imp: {
+                    #[allow(non_snake_case, unused_variables, unused_mut, clippy::unused_unit, clippy::too_many_arguments)]
+                    fn __export_body($env: &mut $crate::dll::Env $(, $arg: $ty)*) $(-> $ret)? $body
+                    #[allow(unused_variables, unused_mut)]
+                    fn __export_wrapper(env: &mut $crate::dll::Env, args: &[u32]) -> $crate::dll::Ret {
+                        let mut _i = 0usize;
+                        $( let $arg: $ty = $crate::dll::FromArg::from_arg(args.get({ _i += 1; _i - 1 }).copied().unwrap_or(0)); )*
+                        $crate::dll::IntoRet::into_ret(__export_body(env $(, $arg)*))
+                    }
+                    __export_wrapper
+                },
             } ),* ],
         };
     };
+    (@fill) => { None };
+    (@fill $f:expr) => { Some($f) };
     (@ord) => { None };
     (@ord $o:literal) => { Some($o) };
 }
@@ -72,18 +76,115 @@ pub enum Conv {
 }
 
 /// What an API body hands back to the engine.
-#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ret {
     /// EAX.
     Value(u32),
     /// EDX:EAX.
     Value64(u64),
+    /// A double in ST(0) (the C math functions).
+    Float(f64),
     /// The process ends with this exit code (ExitProcess, exit).
     Exit(u32),
-    /// Call these guest functions (no arguments, cdecl) in order, then
-    /// return to the caller (`_initterm`): the process chains them on the
-    /// guest stack so each one's `ret` enters the next.
-    Chain(Vec<u32>),
+    /// Call a guest function, then continue with its EAX (see [`GuestCall`]).
+    Call(GuestCall),
+    /// The body set the CPU state itself (longjmp, NtContinue, a resumed
+    /// exception): the call does not return normally.
+    Jumped,
+    /// The thread waits: the call is made again when an object is signaled
+    /// or at `deadline` (guest clock), whichever comes first.
+    Block { deadline: Option<u64> },
+    /// The current thread ends with this exit code.
+    ExitThread(u32),
+    /// The run stops with this report.
+    Stop(String),
+}
+
+/// A call into guest code from an API body (a callback, an SEH handler, an
+/// atexit function). The process pushes `args` (last first) and a return
+/// address in the thunk area; when the function returns, ESP is restored
+/// (stdcall or cdecl alike) and `then` gets EAX.
+pub struct GuestCall {
+    pub func: u32,
+    pub args: Vec<u32>,
+    /// EBP to enter with (SEH filter and finally funclets run on their
+    /// function's frame); EBX, ESI, EDI and EBP are restored on return.
+    pub ebp: Option<u32>,
+    pub then: crate::threads::Then,
+}
+
+impl Ret {
+    /// Calls `func(args)` and continues with `then`.
+    pub fn call(
+        func: u32,
+        args: Vec<u32>,
+        then: impl FnOnce(&mut Env, u32) -> Ret + 'static,
+    ) -> Ret {
+        Ret::Call(GuestCall {
+            func,
+            args,
+            ebp: None,
+            then: Box::new(then),
+        })
+    }
+
+    /// Calls a funclet `func` on the frame `ebp` (no arguments).
+    pub fn call_funclet(
+        func: u32,
+        ebp: u32,
+        then: impl FnOnce(&mut Env, u32) -> Ret + 'static,
+    ) -> Ret {
+        Ret::Call(GuestCall {
+            func,
+            args: vec![],
+            ebp: Some(ebp),
+            then: Box::new(then),
+        })
+    }
+
+    /// Calls each function of `fns` (no arguments, results ignored) in
+    /// order, then continues with `last`.
+    pub fn call_each(
+        env: &mut Env,
+        mut fns: std::collections::VecDeque<u32>,
+        last: Box<dyn FnOnce(&mut Env) -> Ret>,
+    ) -> Ret {
+        match fns.pop_front() {
+            None => last(env),
+            Some(f) => Ret::call(f, vec![], move |env, _| Ret::call_each(env, fns, last)),
+        }
+    }
+}
+
+impl std::fmt::Debug for Ret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ret::Value(v) => write!(f, "Value({v:#x})"),
+            Ret::Value64(v) => write!(f, "Value64({v:#x})"),
+            Ret::Float(v) => write!(f, "Float({v})"),
+            Ret::Exit(c) => write!(f, "Exit({c})"),
+            Ret::Call(c) => write!(f, "Call({:#010x}, {:x?})", c.func, c.args),
+            Ret::Jumped => write!(f, "Jumped"),
+            Ret::Block { deadline } => write!(f, "Block({deadline:?})"),
+            Ret::ExitThread(c) => write!(f, "ExitThread({c})"),
+            Ret::Stop(s) => write!(f, "Stop({s:?})"),
+        }
+    }
+}
+
+impl PartialEq for Ret {
+    /// Values compare by value; calls and continuations never compare equal.
+    fn eq(&self, o: &Ret) -> bool {
+        match (self, o) {
+            (Ret::Value(a), Ret::Value(b)) => a == b,
+            (Ret::Value64(a), Ret::Value64(b)) => a == b,
+            (Ret::Float(a), Ret::Float(b)) => a.to_bits() == b.to_bits(),
+            (Ret::Exit(a), Ret::Exit(b)) | (Ret::ExitThread(a), Ret::ExitThread(b)) => a == b,
+            (Ret::Jumped, Ret::Jumped) => true,
+            (Ret::Block { deadline: a }, Ret::Block { deadline: b }) => a == b,
+            (Ret::Stop(a), Ret::Stop(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 /// A dword stack argument as a Rust value.
@@ -167,6 +268,8 @@ pub struct DataDecl {
     pub name: &'static str,
     pub size: u32,
     pub init: &'static [u8],
+    /// Fills the variable at process time (values known only then: argc, the environment).
+    pub fill: Option<fn(&mut Env, u32)>,
 }
 
 /// One DLL's declarations.
@@ -178,6 +281,30 @@ pub struct DllDecl {
     pub also: &'static [&'static DllDecl],
     pub data: &'static [DataDecl],
     pub exports: &'static [ExportDecl],
+}
+
+impl DllDecl {
+    /// Calls one of this table's exports by name (a body reusing another
+    /// export's behaviour). Panics if the name is not declared: a typo here
+    /// is a bug in mainemu, caught by the first test that reaches it.
+    pub fn call(&'static self, name: &str, env: &mut Env, args: &[u32]) -> Ret {
+        let e = self
+            .all_exports()
+            .into_iter()
+            .find(|e| e.name == name)
+            .unwrap_or_else(|| panic!("{}: no export {name}", self.name));
+        (e.imp)(env, args)
+    }
+
+    /// Its own exports, then those of the tables it names with `@also`
+    /// (recursively), in declaration order.
+    pub fn all_exports(&'static self) -> Vec<&'static ExportDecl> {
+        let mut v: Vec<&'static ExportDecl> = self.exports.iter().collect();
+        for t in self.also {
+            v.extend(t.all_exports());
+        }
+        v
+    }
 }
 
 /// Every DLL the engine implements, by canonical (lowercase) name.
@@ -213,9 +340,8 @@ pub fn resolve(dll: &str, name: &crate::pe::ImportName) -> Resolution {
     let c = crate::pe::apiset::canonical(dll);
     let decl = DLLS.iter().find(|d| d.name == c);
     let found = decl.and_then(|d| {
-        std::iter::once(*d)
-            .chain(d.also.iter().copied())
-            .flat_map(|t| t.exports.iter())
+        d.all_exports()
+            .into_iter()
             .find(|e| match name {
                 ImportName::Name { name, .. } => e.name == name,
                 ImportName::Ordinal(o) => e.ordinal == Some(*o),
@@ -248,17 +374,27 @@ pub const EPOCH_FILETIME: u64 = 132_223_104_000_000_000;
 /// First heap handle [`Env::new_heap`] gives out.
 pub const HEAP_HANDLE_BASE: u32 = 0x0050_0000;
 
-/// The state API bodies work on: guest memory and the per-process values the
-/// implemented calls read and write. The process module owns its setup.
+/// The state API bodies work on: the process as the guest sees it (memory,
+/// threads, handles, drives, environment, C runtime state). The process
+/// module builds it; the run loop steps the current thread's CPU in it.
 pub struct Env {
     pub mem: Memory,
     /// The guest clock (dispatches) at the call, set by the engine.
     pub clock: u64,
+    /// The current thread's last error (saved in its [`crate::threads::Thread`] on a switch).
     pub last_error: u32,
     /// Console output in the order the program wrote it (fd 1 and 2 tagged).
     pub console: Vec<(u8, Vec<u8>)>,
-    /// TLS slots (TlsAlloc index → value); `None` = free.
-    pub tls: Vec<Option<u32>>,
+    /// The console's modes, code pages, title (kernel32's console calls).
+    pub con: kernel32::console::Console,
+    /// What GetStdHandle answers (input, output, error).
+    pub std_handles: [u32; 3],
+    /// Console input (host stdin, or what a test gives), read as the guest asks.
+    pub stdin: Box<dyn std::io::Read>,
+    /// TLS slot allocation (TlsAlloc index → in use); values live in each TEB.
+    pub tls_used: Vec<bool>,
+    /// FLS slot allocation and callbacks (FlsAlloc); values in each thread.
+    pub fls_callbacks: Vec<Option<u32>>,
     /// The process heap handle GetProcessHeap returns.
     pub process_heap: u32,
     /// Guest addresses of the command line (ANSI and UTF-16), set by the process.
@@ -273,10 +409,39 @@ pub struct Env {
     pub arg_base: u32,
     /// The main image's base (GetModuleHandle(NULL)).
     pub image_base: u32,
-    /// Functions registered with _onexit/atexit (not run yet at exit: see docs).
-    pub atexit: Vec<u32>,
+    /// The PEB.
+    pub peb: u32,
+    /// The program's static TLS block template (copied into each new thread).
+    pub tls_template: Option<Vec<u8>>,
+    /// The thunk area's slots.
+    pub thunks: crate::thunks::Thunks,
     /// Addresses of data exports the process allocated, by `dll!name`.
     pub data: std::collections::BTreeMap<String, u32>,
+    /// Threads: CPUs, TEBs, waits, the scheduler's state.
+    pub threads: crate::threads::Threads,
+    /// Guest drives and the current directory.
+    pub drives: crate::vfs::Drives,
+    /// Kernel objects by handle.
+    pub handles: crate::handles::Handles,
+    /// The environment block, in the order Windows keeps it (sorted, case-insensitively).
+    pub vars: Vec<(String, String)>,
+    /// The C runtime's state (file descriptors, streams, atexit tables, ...).
+    pub crt: crt::State,
+    /// Loaded modules (the exe, guest DLLs, the system DLLs mainemu provides).
+    pub modules: crate::modules::Modules,
+    /// The program's guest path (GetModuleFileName(NULL)).
+    pub exe_path: String,
+    /// SetUnhandledExceptionFilter's filter (0: none).
+    pub unhandled_filter: u32,
+    /// SetErrorMode's mode.
+    pub error_mode: u32,
+    /// GetProcAddress lookups that found nothing (`dll!name`), for the summary.
+    pub proc_misses: std::collections::BTreeSet<String>,
+    /// Condition variables' wake generations, by address.
+    pub cv_gens: std::collections::BTreeMap<u32, u64>,
+    /// The run stops at the first exception no handler takes (report with
+    /// registers); set by SEH dispatch, read by the run loop.
+    pub fatal: Option<String>,
     /// The GUI: screen, GDI objects, windows (user32 and gdi32 work on it).
     pub desktop: Box<crate::desktop::Desktop>,
 }
@@ -288,18 +453,81 @@ impl Env {
             clock: 0,
             last_error: 0,
             console: Vec::new(),
-            tls: Vec::new(),
+            con: Default::default(),
+            std_handles: [
+                crate::process::STD_INPUT,
+                crate::process::STD_OUTPUT,
+                crate::process::STD_ERROR,
+            ],
+            stdin: Box::new(std::io::empty()),
+            tls_used: Vec::new(),
+            fls_callbacks: Vec::new(),
             process_heap: 0,
             cmdline_a: 0,
             cmdline_w: 0,
             heaps: Default::default(),
             argv: Vec::new(),
             arg_base: 0,
-            atexit: Vec::new(),
             image_base: 0,
+            peb: 0,
+            tls_template: None,
+            thunks: Default::default(),
             data: Default::default(),
+            threads: crate::threads::Threads::new(),
+            drives: crate::vfs::Drives::new(),
+            handles: crate::handles::Handles::new(),
+            vars: Vec::new(),
+            crt: crt::State::default(),
+            modules: Default::default(),
+            exe_path: String::new(),
+            unhandled_filter: 0,
+            error_mode: 0,
+            fatal: None,
+            cv_gens: Default::default(),
+            proc_misses: Default::default(),
             desktop: Default::default(),
         }
+    }
+
+    /// A condition variable's wake generation.
+    pub fn cv_generation(&self, cv: u32) -> u64 {
+        self.cv_gens.get(&cv).copied().unwrap_or(0)
+    }
+
+    /// Wakes the sleepers of a condition variable (all of them: a wake of
+    /// one may wake more, as spurious wakeups are allowed).
+    pub fn cv_wake(&mut self, cv: u32) {
+        *self.cv_gens.entry(cv).or_default() += 1;
+        self.threads.epoch += 1;
+    }
+
+    /// The current thread's CPU.
+    pub fn cpu(&mut self) -> &mut x86_cpu::Cpu {
+        &mut self.threads.cur_mut().cpu
+    }
+
+    /// The current thread's id (0x104 for the first thread).
+    pub fn thread_id(&self) -> u32 {
+        if self.threads.list.is_empty() {
+            0x104
+        } else {
+            self.threads.cur().id
+        }
+    }
+
+    /// The current thread's TEB.
+    pub fn teb(&self) -> u32 {
+        if self.threads.list.is_empty() {
+            0
+        } else {
+            self.threads.cur().teb
+        }
+    }
+
+    /// Sets the last error and returns `v` (for `return env.fail(code, 0)`).
+    pub fn fail<T>(&mut self, code: u32, v: T) -> T {
+        self.last_error = code;
+        v
     }
 
     /// Creates a heap and returns its handle (handles are small fixed
@@ -329,6 +557,28 @@ impl Env {
         }
     }
 
+    /// Allocates `n` bytes on the process heap (0 when out of memory).
+    pub fn alloc(&mut self, n: u32) -> u32 {
+        let h = self.process_heap;
+        self.with_heap(h, |heap, m| heap.alloc(m, n, true))
+            .flatten()
+            .unwrap_or(0)
+    }
+
+    /// Allocates and fills a NUL-terminated byte string on the process heap.
+    pub fn alloc_cstr(&mut self, s: &[u8]) -> u32 {
+        let a = self.alloc(s.len() as u32 + 1);
+        self.mem.poke(a, s);
+        a
+    }
+
+    /// Allocates and fills a NUL-terminated UTF-16 string on the process heap.
+    pub fn alloc_wstr(&mut self, s: &[u16]) -> u32 {
+        let a = self.alloc(2 * s.len() as u32 + 2);
+        self.mem.poke(a, &wbytes(s));
+        a
+    }
+
     /// Milliseconds of guest time since the process started.
     pub fn guest_ms(&self) -> u64 {
         self.clock / (DISPATCHES_PER_SECOND / 1000)
@@ -355,6 +605,107 @@ impl Env {
             .flat_map(|(_, b)| b.iter().copied())
             .collect()
     }
+
+    /// A guest ANSI string as Rust text (bytes as Latin-1, the code page
+    /// mainemu models); `None` when not readable.
+    pub fn read_a(&self, addr: u32) -> Option<String> {
+        if addr == 0 {
+            return None;
+        }
+        self.mem
+            .peek_cstr(addr, 1 << 20)
+            .map(|b| b.iter().map(|&c| c as char).collect())
+    }
+
+    /// A guest UTF-16 string as Rust text; `None` when not readable.
+    pub fn read_w(&self, addr: u32) -> Option<String> {
+        if addr == 0 {
+            return None;
+        }
+        self.mem
+            .peek_wstr(addr, 1 << 20)
+            .map(|w| String::from_utf16_lossy(&w))
+    }
+
+    /// Reads a guest string of either width.
+    pub fn read_str(&self, addr: u32, wide: bool) -> Option<String> {
+        if wide {
+            self.read_w(addr)
+        } else {
+            self.read_a(addr)
+        }
+    }
+
+    /// Guest bytes (None when not all readable).
+    pub fn read_bytes(&self, addr: u32, n: u32) -> Option<Vec<u8>> {
+        let mut b = vec![0; n as usize];
+        self.mem.peek(addr, &mut b)?;
+        Some(b)
+    }
+
+    /// Writes a string into a guest buffer of `cap` characters the way most
+    /// Win32 calls do: with room (len < cap), the string and a NUL, returning
+    /// the length; without, nothing written, returning the length plus the NUL.
+    pub fn put_str_buf(&mut self, s: &str, buf: u32, cap: u32, wide: bool) -> u32 {
+        let units = if wide {
+            s.encode_utf16().count()
+        } else {
+            s.chars().count()
+        } as u32;
+        if units < cap && buf != 0 {
+            self.put_str(buf, s, wide);
+            units
+        } else {
+            units + 1
+        }
+    }
+
+    /// Writes a NUL-terminated string (ANSI as Latin-1, or UTF-16) at `addr`.
+    pub fn put_str(&mut self, addr: u32, s: &str, wide: bool) -> Option<()> {
+        if wide {
+            let w: Vec<u16> = s.encode_utf16().chain([0]).collect();
+            self.mem.poke(addr, &wbytes(&w))
+        } else {
+            let b: Vec<u8> = s
+                .chars()
+                .map(|c| if (c as u32) < 256 { c as u8 } else { b'?' })
+                .chain([0])
+                .collect();
+            self.mem.poke(addr, &b)
+        }
+    }
+
+    /// The value of an environment variable (case-insensitive name).
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Sets (Some) or removes (None) an environment variable, keeping the
+    /// block sorted case-insensitively as Windows does.
+    pub fn set_var(&mut self, name: &str, value: Option<&str>) {
+        set_var(&mut self.vars, name, value)
+    }
+}
+
+/// Sets (Some) or removes (None) a variable of an environment block kept
+/// sorted case-insensitively, as Windows keeps it.
+pub fn set_var(vars: &mut Vec<(String, String)>, name: &str, value: Option<&str>) {
+    vars.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
+    if let Some(v) = value {
+        let pos = vars
+            .iter()
+            .position(|(k, _)| k.to_uppercase() > name.to_uppercase())
+            .unwrap_or(vars.len());
+        vars.insert(pos, (name.to_string(), v.to_string()));
+    }
+}
+
+/// UTF-16 units as little-endian bytes.
+pub fn wbytes(w: &[u16]) -> Vec<u8> {
+    w.iter().flat_map(|u| u.to_le_bytes()).collect()
 }
 
 /// The report of a call to an unimplemented import's stub:
@@ -387,6 +738,16 @@ mod tests {
     use crate::pe::ImportName;
 
     #[test]
+    fn each_export_is_declared_once_per_dll() {
+        for d in DLLS {
+            let mut names: Vec<&str> = d.all_exports().iter().map(|e| e.name).collect();
+            names.sort();
+            let dups: Vec<&str> = names.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+            assert!(dups.is_empty(), "{}: declared twice: {dups:?}", d.name);
+        }
+    }
+
+    #[test]
     fn resolution_and_stub_messages() {
         let by_name = |s: &str| ImportName::Name {
             hint: 0,
@@ -403,7 +764,7 @@ mod tests {
                 by_name("strlen"),
                 Some("ucrtbase.dll"),
             ),
-            ("msvcrt.dll", by_name("qsort"), None),
+            ("msvcrt.dll", by_name("_no_such_export"), None),
             ("msvcrt.dll", by_name("_iob"), Some("msvcrt.dll")),
             ("OLEAUT32.dll", ImportName::Ordinal(2), None),
         ];

@@ -1,174 +1,135 @@
 //! MSVCRT.dll: the exports mainemu implements, each declared once.
 //!
-//! Owns msvcrt's export table; the bodies are shared with ucrtbase in
-//! [`super::crt`]. Must not touch host state directly.
+//! Owns msvcrt's own table: its data exports (`_iob`, `_environ`, `__argc`,
+//! ...), the mingw/VC6 start-up calls (`__getmainargs`, `__p__*`,
+//! `__set_app_type`, ...) and msvcrt-only C++ and SEH helpers; the C
+//! standard bodies are shared with ucrtbase in [`super::crt`] and named here
+//! with `@also`. Must not touch host state directly.
 
-use super::crt;
+use super::crt::{self, startup};
+use super::{Env, Ret};
 
-use super::Env;
-
-/// __getmainargs(&argc, &argv, &envp, wildcard, &startinfo): builds argv
-/// (and an empty environment) on the process heap.
-fn getmainargs(env: &mut Env, argc_p: u32, argv_p: u32, envp_p: u32) -> i32 {
-    let args = env.argv.clone();
-    let table = crt::malloc(env, 4 * (args.len() as u32 + 1));
-    for (k, a) in args.iter().enumerate() {
-        let mut b = a.clone().into_bytes();
-        b.push(0);
-        let s = crt::malloc(env, b.len() as u32);
-        env.mem.poke(s, &b);
-        env.mem.poke_u32(table + 4 * k as u32, s);
+fn fill_argc(env: &mut Env, a: u32) {
+    let n = env.argv.len() as u32;
+    env.mem.poke_u32(a, n);
+}
+fn fill_argv(env: &mut Env, a: u32) {
+    let (_, v) = startup::argv(env, false);
+    env.mem.poke_u32(a, v);
+}
+fn fill_wargv(env: &mut Env, a: u32) {
+    let (_, v) = startup::argv(env, true);
+    env.mem.poke_u32(a, v);
+}
+fn fill_environ(env: &mut Env, a: u32) {
+    let v = startup::environ(env, false);
+    env.mem.poke_u32(a, v);
+}
+fn fill_wenviron(env: &mut Env, a: u32) {
+    let v = startup::environ(env, true);
+    env.mem.poke_u32(a, v);
+}
+fn fill_acmdln(env: &mut Env, a: u32) {
+    let c = env.cmdline_a;
+    env.mem.poke_u32(a, c);
+}
+fn fill_wcmdln(env: &mut Env, a: u32) {
+    let c = env.cmdline_w;
+    env.mem.poke_u32(a, c);
+}
+fn fill_pctype(env: &mut Env, a: u32) {
+    let t = crt::string::pctype_table(env);
+    env.mem.poke_u32(a, t);
+}
+fn fill_ctype(env: &mut Env, a: u32) {
+    let mut b = vec![0u8; 2];
+    for c in 0..256u32 {
+        b.extend(if c < 128 { crt::string::ctype(c) } else { 0 }.to_le_bytes());
     }
-    env.mem.poke_u32(table + 4 * args.len() as u32, 0);
-    let envp = crt::calloc(env, 1, 4);
-    env.mem.poke_u32(argc_p, args.len() as u32);
-    env.mem.poke_u32(argv_p, table);
-    env.mem.poke_u32(envp_p, envp);
-    0
+    env.mem.poke(a, &b);
+}
+fn fill_iob(env: &mut Env, a: u32) {
+    // stdin reads, stdout and stderr write; _file is the descriptor.
+    for (k, fl) in [(0u32, 1u32), (1, 2), (2, 2)] {
+        env.mem.poke_u32(a + 32 * k + 12, fl);
+        env.mem.poke_u32(a + 32 * k + 16, k);
+    }
+}
+fn fill_tzname(env: &mut Env, a: u32) {
+    let s = env.alloc_cstr(b"UTC");
+    env.mem.poke_u32(a, s);
+    env.mem.poke_u32(a + 4, s);
 }
 
-/// The address of one of msvcrt's variables (allocated when imported or
-/// first asked for; `_locale_c_str` starts as "C").
+/// `__p__x()`: the address of data export `x`.
 fn data(env: &mut Env, name: &str) -> u32 {
-    let key = format!("msvcrt.dll!{name}");
-    if let Some(&a) = env.data.get(&key) {
-        return a;
-    }
-    let a = crt::calloc(env, 1, 4);
-    if name == "_locale_c_str" {
-        env.mem.poke(a, b"C\0");
-    }
-    env.data.insert(key, a);
-    a
-}
-
-/// The stream a `FILE *` names: msvcrt's `_iob` holds stdin, stdout,
-/// stderr as 32-byte FILEs. Only the console streams are modelled so far.
-fn stream_of(env: &mut Env, file: u32) -> Option<u8> {
-    let iob = data(env, "_iob");
-    match file.wrapping_sub(iob) {
-        32 => Some(1),
-        64 => Some(2),
-        _ => None,
-    }
-}
-
-/// Writes formatted or raw bytes to a stream; the byte count or -1.
-fn put(env: &mut Env, file: u32, bytes: &[u8]) -> i32 {
-    match stream_of(env, file) {
-        Some(s) => {
-            env.write_console(s, bytes);
-            bytes.len() as i32
-        }
-        None => -1,
-    }
-}
-
-/// sprintf-style store of `bytes` plus NUL into `buf` (at most `cap` bytes
-/// with the NUL when `cap` is given); returns the length or -1 when truncated.
-fn store(env: &mut Env, buf: u32, cap: Option<u32>, bytes: &[u8]) -> i32 {
-    let mut b = bytes.to_vec();
-    let truncated = cap.is_some_and(|c| b.len() >= c as usize);
-    if let Some(c) = cap {
-        if c == 0 {
-            return -1;
-        }
-        b.truncate(c as usize - 1);
-    }
-    b.push(0);
-    env.mem.poke(buf, &b);
-    if truncated {
-        -1
-    } else {
-        bytes.len() as i32
-    }
-}
-
-fn fmt(env: &Env, f: u32, va: u32) -> Vec<u8> {
-    super::printf::format(&env.mem, f, va, false)
+    let d = DLL.data.iter().find(|d| d.name == name).expect("declared");
+    crate::modules::data_export(env, "msvcrt.dll", d)
 }
 
 crate::dll! { "msvcrt.dll";
-    @also crt::common::DLL;
-    @data _iob [96] = [0u8; 0];
-    @data __initenv [4] = [0u8; 0];
+    @also crt::all::DLL;
+    @data _iob [640] = [0u8; 0], fill_iob;
+    @data __initenv [4] = [0u8; 0], fill_environ;
+    @data __winitenv [4] = [0u8; 0], fill_wenviron;
+    @data _environ [4] = [0u8; 0], fill_environ;
+    @data _wenviron [4] = [0u8; 0], fill_wenviron;
+    @data __argc [4] = [0u8; 0], fill_argc;
+    @data __argv [4] = [0u8; 0], fill_argv;
+    @data __wargv [4] = [0u8; 0], fill_wargv;
+    @data _acmdln [4] = [0u8; 0], fill_acmdln;
+    @data _wcmdln [4] = [0u8; 0], fill_wcmdln;
     @data __mb_cur_max [4] = [1u8, 0, 0, 0];
     @data _fmode [4] = [0u8; 0];
     @data _commode [4] = [0u8; 0];
+    @data _pctype [4] = [0u8; 0], fill_pctype;
+    @data _ctype [514] = [0u8; 0], fill_ctype;
+    @data _mbctype [260] = [0u8; 0];
+    @data _osver [4] = [0xB1u8, 0x1D, 0, 0];
+    @data _winver [4] = [0x01u8, 0x06, 0, 0];
+    @data _winmajor [4] = [6u8, 0, 0, 0];
+    @data _winminor [4] = [1u8, 0, 0, 0];
+    @data _osplatform [4] = [2u8, 0, 0, 0];
+    @data _timezone [4] = [0u8; 0];
+    @data _daylight [4] = [0u8; 0];
+    @data _dstbias [4] = [0u8; 0];
+    @data _tzname [8] = [0u8; 0], fill_tzname;
+    @data _HUGE [8] = [0u8, 0, 0, 0, 0, 0, 0xF0, 0x7F];
+    @data _sys_nerr [4] = [43u8, 0, 0, 0];
+    @data __badioinfo [64] = [0u8; 0];
+    @data _adjust_fdiv [4] = [0u8; 0];
     cdecl fn __getmainargs(env, argc_p: u32, argv_p: u32, envp_p: u32, wildcard: u32, startinfo: u32) -> i32 {
-        getmainargs(env, argc_p, argv_p, envp_p)
+        startup::mainargs(env, argc_p, argv_p, envp_p, false)
     }
-    cdecl fn printf(env, f: u32) -> i32 {
-        let out = fmt(env, f, env.arg_base + 4);
-        env.write_console(1, &out);
-        out.len() as i32
-    }
-    cdecl fn fprintf(env, file: u32, f: u32) -> i32 { let out = fmt(env, f, env.arg_base + 8); put(env, file, &out) }
-    cdecl fn vprintf(env, f: u32, va: u32) -> i32 { let out = fmt(env, f, va); env.write_console(1, &out); out.len() as i32 }
-    cdecl fn vfprintf(env, file: u32, f: u32, va: u32) -> i32 { let out = fmt(env, f, va); put(env, file, &out) }
-    cdecl fn sprintf(env, buf: u32, f: u32) -> i32 { let out = fmt(env, f, env.arg_base + 8); store(env, buf, None, &out) }
-    cdecl fn vsprintf(env, buf: u32, f: u32, va: u32) -> i32 { let out = fmt(env, f, va); store(env, buf, None, &out) }
-    cdecl fn _snprintf(env, buf: u32, n: u32, f: u32) -> i32 { let out = fmt(env, f, env.arg_base + 12); store(env, buf, Some(n), &out) }
-    cdecl fn _vsnprintf(env, buf: u32, n: u32, f: u32, va: u32) -> i32 { let out = fmt(env, f, va); store(env, buf, Some(n), &out) }
-    cdecl fn fputc(env, c: u32, file: u32) -> i32 { if put(env, file, &[c as u8]) < 0 { -1 } else { (c & 0xFF) as i32 } }
-    cdecl fn putchar(env, c: u32) -> i32 { env.write_console(1, &[c as u8]); (c & 0xFF) as i32 }
-    cdecl fn fputs(env, s: u32, file: u32) -> i32 {
-        let b = env.mem.peek_cstr(s, 1 << 24).unwrap_or_default();
-        if put(env, file, &b) < 0 { -1 } else { 0 }
-    }
-    cdecl fn fwrite(env, buf: u32, size: u32, n: u32, file: u32) -> u32 {
-        let Some(total) = size.checked_mul(n) else { return 0 };
-        let mut b = vec![0; total as usize];
-        if env.mem.peek(buf, &mut b).is_none() { return 0; }
-        if put(env, file, &b) < 0 { 0 } else { n }
-    }
-    cdecl fn fflush(env, file: u32) -> i32 { 0 }
-    cdecl fn strchr(env, s: u32, c: u32) -> u32 { crt::strchr(env, s, c) }
-    cdecl fn strncmp(env, a: u32, b: u32, n: u32) -> i32 { crt::strncmp(env, a, b, n) }
-    cdecl fn wcslen(env, s: u32) -> u32 { crt::wcslen(env, s) }
-    cdecl fn atoi(env, s: u32) -> i32 { crt::atoi(env, s) }
-    cdecl fn _errno(env) -> u32 { data(env, "_errno_value") }
-    // The guest environment is empty (deterministic; nothing of the host leaks in).
-    cdecl fn getenv(env, name: u32) -> u32 { 0 }
-    // One guest thread at a time: the CRT's locks never contend.
-    cdecl fn _lock(env, n: u32) {}
-    cdecl fn _unlock(env, n: u32) {}
-    cdecl fn abort(env) -> super::Ret { super::Ret::Exit(3) }
-    cdecl fn _amsg_exit(env, code: u32) -> super::Ret { super::Ret::Exit(255) }
-    // Only the "C" locale exists: any query or change answers "C".
-    cdecl fn setlocale(env, category: u32, locale: u32) -> u32 { data(env, "_locale_c_str") }
-    // struct lconv of the C locale: decimal_point ".", every other string "".
-    cdecl fn localeconv(env) -> u32 {
-        if let Some(&l) = env.data.get("msvcrt.dll!_lconv") { return l; }
-        let s = crt::calloc(env, 1, 4);
-        env.mem.poke(s, b".\0\0");
-        let mut b = Vec::new();
-        for k in 0..14u32 { b.extend_from_slice(&(if k == 0 { s } else { s + 2 }).to_le_bytes()); }
-        let l = crt::calloc(env, 1, 56);
-        env.mem.poke(l, &b);
-        env.data.insert("msvcrt.dll!_lconv".into(), l);
-        l
-    }
-    cdecl fn _initterm(env, start: u32, end: u32) -> super::Ret {
-        let mut fns = Vec::new();
-        let mut a = start;
-        while a < end && fns.len() < 65536 {
-            match env.mem.peek_u32(a) { Some(0) => {} Some(f) => fns.push(f), None => break }
-            a += 4;
-        }
-        super::Ret::Chain(fns)
-    }
-    cdecl fn _onexit(env, f: u32) -> u32 { env.atexit.push(f); f }
-    cdecl fn atexit(env, f: u32) -> i32 { env.atexit.push(f); 0 }
     cdecl fn __set_app_type(env, kind: u32) {}
     cdecl fn __setusermatherr(env, handler: u32) {}
-    cdecl fn _cexit(env) {}
     cdecl fn __p__fmode(env) -> u32 { data(env, "_fmode") }
     cdecl fn __p__commode(env) -> u32 { data(env, "_commode") }
-    cdecl fn __p__acmdln(env) -> u32 {
-        let p = data(env, "_acmdln");
-        let c = env.cmdline_a;
-        env.mem.poke_u32(p, c);
-        p
+    cdecl fn __p__acmdln(env) -> u32 { data(env, "_acmdln") }
+    cdecl fn __p__wcmdln(env) -> u32 { data(env, "_wcmdln") }
+    cdecl fn __p___argc(env) -> u32 { data(env, "__argc") }
+    cdecl fn __p___argv(env) -> u32 { data(env, "__argv") }
+    cdecl fn __p___wargv(env) -> u32 { data(env, "__wargv") }
+    cdecl fn __p__environ(env) -> u32 { data(env, "_environ") }
+    cdecl fn __p__wenviron(env) -> u32 { data(env, "_wenviron") }
+    cdecl fn __p___initenv(env) -> u32 { data(env, "__initenv") }
+    cdecl fn __p___winitenv(env) -> u32 { data(env, "__winitenv") }
+    cdecl fn __p__timezone(env) -> u32 { data(env, "_timezone") }
+    cdecl fn __p__daylight(env) -> u32 { data(env, "_daylight") }
+    cdecl fn __p__tzname(env) -> u32 { data(env, "_tzname") }
+    cdecl fn __p__mbctype(env) -> u32 { data(env, "_mbctype") }
+    cdecl fn __p__osver(env) -> u32 { data(env, "_osver") }
+    cdecl fn __p__winver(env) -> u32 { data(env, "_winver") }
+    cdecl fn __dllonexit(env, f: u32, begin: u32, end: u32) -> u32 { env.crt.atexit.push(f); f }
+    cdecl fn _XcptFilter(env, code: u32, ptrs: u32) -> Ret {
+        // No signal() handler takes hardware exceptions here: continue the search.
+        Ret::Value(0)
     }
+    cdecl fn __CppXcptFilter(env, code: u32, ptrs: u32) -> Ret { Ret::Value(0) }
+    cdecl fn _except_handler3(env, rec: u32, frame: u32, ctx: u32, dc: u32) -> Ret { crt::except::handler(env, rec, frame, ctx, None) }
+    cdecl fn _except_handler4_common(env, cookie: u32, check: u32, rec: u32, frame: u32, ctx: u32, dc: u32) -> Ret {
+        crt::except::handler(env, rec, frame, ctx, Some(cookie))
+    }
+    cdecl fn _local_unwind2(env, frame: u32, level: i32) -> Ret { crt::except::local_unwind(env, frame, level, None, Box::new(|_| Ret::Value(0))) }
+    cdecl fn _global_unwind2(env, frame: u32) -> Ret { crt::except::global_unwind(env, frame, Box::new(|_| Ret::Value(0))) }
 }

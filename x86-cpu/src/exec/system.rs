@@ -159,9 +159,9 @@ pub fn h_dtr<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 }
 
 /// CPUID EDX feature bits the Pentium model reports: FPU (0), TSC (4), CX8
-/// (8). CMOV (15) stays clear although CMOVcc executes: the bit also promises
-/// FCMOVcc and FCOMI, which the x87 does not model.
-pub const PENTIUM_FEATURES: u32 = 1 | 1 << 4 | 1 << 8;
+/// (8), CMOV (15: CMOVcc, and with the FPU bit FCMOVcc and FCOMI, which the
+/// x87 runs in this model through `fpu::exec::execute_p6`).
+pub const PENTIUM_FEATURES: u32 = 1 | 1 << 4 | 1 << 8 | 1 << 15;
 
 /// CPUID: the 486 model is a 486DX4-class part with an on-chip FPU and nothing
 /// newer; the Pentium model (flat user mode) is family 5 with what
@@ -262,6 +262,14 @@ pub fn h_fpu<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let Some(ins) = op.x87.as_deref() else {
         return Err(Exception::UD);
     };
+    // The Pentium (user-mode) model runs the P6 x87 forms, which touch EFLAGS.
+    if cpu.isa == Isa::Pentium {
+        let mut fl = cpu.eflags();
+        if crate::fpu::exec::execute_p6(&mut cpu.fpu, ins, &mut fl) {
+            cpu.set_eflags(fl);
+            return Ok(Flow::Next);
+        }
+    }
     let has_mem = matches!(op.dst, Opnd::Mem(_));
     let s = op.ea.seg as usize;
     let off = op.ea_off(cpu);

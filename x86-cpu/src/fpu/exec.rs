@@ -955,3 +955,84 @@ fn binary_pop(f: &mut Fpu, code: Code) {
     };
     commit(f, 1, v, fl, 1);
 }
+
+/// EFLAGS bits the P6 x87 instructions read or write.
+const CF: u32 = 1;
+const PF: u32 = 1 << 2;
+const ZF: u32 = 1 << 6;
+
+/// The P6 x87 instructions the flat user-mode model runs (a Pentium Pro
+/// x87: FCMOVcc, FCOMI, FCOMIP, FUCOMI, FUCOMIP). They read or write EFLAGS
+/// (ZF, PF, CF), which [`FpuContext`] does not carry, so the caller passes
+/// the materialized EFLAGS. Returns `false` (nothing done) for any other
+/// instruction; the 486 model never calls this (they stay #UD there).
+pub fn execute_p6(f: &mut Fpu, ins: &Instruction, eflags: &mut u32) -> bool {
+    use Code::*;
+    let code = ins.code();
+    let i = reg_operand(ins);
+    let cond = |fl: u32| match code {
+        Fcmovb_st0_sti => fl & CF != 0,
+        Fcmove_st0_sti => fl & ZF != 0,
+        Fcmovbe_st0_sti => fl & (CF | ZF) != 0,
+        Fcmovu_st0_sti => fl & PF != 0,
+        Fcmovnb_st0_sti => fl & CF == 0,
+        Fcmovne_st0_sti => fl & ZF == 0,
+        Fcmovnbe_st0_sti => fl & (CF | ZF) == 0,
+        _ => fl & PF == 0, // Fcmovnu
+    };
+    match code {
+        Fcmovb_st0_sti | Fcmove_st0_sti | Fcmovbe_st0_sti | Fcmovu_st0_sti | Fcmovnb_st0_sti
+        | Fcmovne_st0_sti | Fcmovnbe_st0_sti | Fcmovnu_st0_sti => {
+            f.set_c1(false);
+            if f.is_empty(0) || f.is_empty(i) {
+                f.raise(IE | SF);
+                if f.unmasked(IE) == 0 && cond(*eflags) {
+                    f.set_st(0, F80::INDEFINITE);
+                }
+                return true;
+            }
+            if cond(*eflags) {
+                let v = f.st(i);
+                f.set_st(0, v);
+            }
+            true
+        }
+        Fcomi_st0_sti | Fcomip_st0_sti | Fucomi_st0_sti | Fucomip_st0_sti => {
+            let quiet = matches!(code, Fucomi_st0_sti | Fucomip_st0_sti);
+            let pop = matches!(code, Fcomip_st0_sti | Fucomip_st0_sti);
+            f.set_c1(false);
+            let set = |fl: &mut u32, bits: u32| *fl = (*fl & !(CF | PF | ZF | 0x800 | 0x80 | 0x10)) | bits;
+            if f.is_empty(0) || f.is_empty(i) {
+                f.raise(IE | SF);
+                if f.unmasked(IE) == 0 {
+                    set(eflags, CF | PF | ZF);
+                    if pop {
+                        f.pop();
+                    }
+                }
+                return true;
+            }
+            let mut fl = Flags::default();
+            let ord = softfloat::compare(f.st(0), f.st(i), quiet, &mut fl);
+            if f.unmasked(fl.exc & (IE | DE)) != 0 {
+                f.raise(fl.exc);
+                return true;
+            }
+            set(
+                eflags,
+                match ord {
+                    Ordering::Greater => 0,
+                    Ordering::Less => CF,
+                    Ordering::Equal => ZF,
+                    Ordering::Unordered => CF | PF | ZF,
+                },
+            );
+            f.raise(fl.exc);
+            if pop {
+                f.pop();
+            }
+            true
+        }
+        _ => false,
+    }
+}

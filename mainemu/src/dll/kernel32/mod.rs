@@ -3,8 +3,14 @@
 //! Owns the bodies of kernel32's calls over [`super::Env`]. It must not touch
 //! host files or clocks directly (drives and the guest clock come through Env).
 
-use super::{Env, Ret};
+use super::Env;
 use crate::memory::MemError;
+
+pub mod console;
+pub mod file;
+pub mod sync;
+pub mod system;
+pub mod time;
 
 const HEAP_ZERO_MEMORY: u32 = 8;
 const CP_UTF8: u32 = 65001;
@@ -89,10 +95,40 @@ fn wide_to_mb(env: &mut Env, cp: u32, src: u32, n: i32, dst: u32, cap: i32) -> i
     b.len() as i32
 }
 
-/// Console handles GetStdHandle gives out (stdin, stdout, stderr).
-pub const STDIN: u32 = 0x10;
-pub const STDOUT: u32 = 0x14;
-pub const STDERR: u32 = 0x18;
+/// TlsAlloc: the lowest free index (64 in the TEB, 1024 more in the expansion array).
+fn tls_alloc(env: &mut Env) -> u32 {
+    let i = match env.tls_used.iter().position(|u| !u) {
+        Some(i) => i,
+        None if env.tls_used.len() < 64 + 1024 => { env.tls_used.push(false); env.tls_used.len() - 1 }
+        None => return env.fail(8, 0xFFFF_FFFF), // TLS_OUT_OF_INDEXES
+    };
+    env.tls_used[i] = true;
+    // A new index reads 0 in every thread.
+    let tebs: Vec<u32> = env.threads.list.iter().map(|t| t.teb).collect();
+    for teb in tebs {
+        if let Some(a) = tls_slot_in(env, teb, i as u32) { env.mem.poke_u32(a, 0); }
+    }
+    i as u32
+}
+
+/// The address of TLS slot `i` of the TEB at `teb` (allocating the expansion array).
+fn tls_slot_in(env: &mut Env, teb: u32, i: u32) -> Option<u32> {
+    use crate::process::teb as t;
+    if i < 64 { return Some(teb + t::TLS_SLOTS + 4 * i); }
+    let mut exp = env.mem.peek_u32(teb + t::TLS_EXPANSION)?;
+    if exp == 0 {
+        exp = env.alloc(4 * 1024);
+        env.mem.poke_u32(teb + t::TLS_EXPANSION, exp)?;
+    }
+    Some(exp + 4 * (i - 64))
+}
+
+/// The current thread's slot `i`, if the index is allocated.
+fn tls_slot(env: &mut Env, i: u32) -> Option<u32> {
+    if !env.tls_used.get(i as usize).copied().unwrap_or(false) { return None; }
+    let teb = env.teb();
+    tls_slot_in(env, teb, i)
+}
 
 fn mem_result(env: &mut Env, r: Result<u32, MemError>) -> u32 {
     match r {
@@ -104,64 +140,16 @@ fn mem_result(env: &mut Env, r: Result<u32, MemError>) -> u32 {
     }
 }
 
-/// Writes `n` bytes at `buf` to a console handle; false (and
-/// ERROR_INVALID_HANDLE) for any other handle.
-fn console_write(env: &mut Env, h: u32, buf: u32, n: u32, written: u32) -> bool {
-    let stream = match h {
-        STDOUT => 1,
-        STDERR => 2,
-        _ => {
-            env.last_error = 6;
-            return false;
-        }
-    };
-    let mut bytes = vec![0; n as usize];
-    if env.mem.peek(buf, &mut bytes).is_none() {
-        env.last_error = 998; // ERROR_NOACCESS
-        return false;
-    }
-    env.write_console(stream, &bytes);
-    if written != 0 {
-        env.mem.poke_u32(written, n);
-    }
-    true
-}
-
 crate::dll! { "kernel32.dll";
+    @also file::DLL;
+    @also console::DLL;
+    @also time::DLL;
+    @also sync::DLL;
+    @also system::DLL;
     stdcall fn GetLastError(env) -> u32 { env.last_error }
     stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
     stdcall fn GetCommandLineW(env) -> u32 { env.cmdline_w }
     stdcall fn SetLastError(env, code: u32) { env.last_error = code; }
-    stdcall fn ExitProcess(env, code: u32) -> Ret { Ret::Exit(code) }
-    stdcall fn GetCurrentProcessId(env) -> u32 { 0x100 }
-    stdcall fn GetCurrentThreadId(env) -> u32 { 0x104 }
-    stdcall fn GetCurrentProcess(env) -> u32 { 0xFFFF_FFFF }
-    stdcall fn GetCurrentThread(env) -> u32 { 0xFFFF_FFFE }
-    stdcall fn IsDebuggerPresent(env) -> u32 { 0 }
-    stdcall fn GetVersion(env) -> u32 { 0x0A28_0105 } // 5.1 build 2600 (XP)
-    stdcall fn GetTickCount(env) -> u32 { env.guest_ms() as u32 }
-    stdcall fn GetTickCount64(env) -> u64 { env.guest_ms() }
-    stdcall fn Sleep(env, ms: u32) {}
-    stdcall fn QueryPerformanceFrequency(env, out: u32) -> bool {
-        env.mem.poke(out, &super::DISPATCHES_PER_SECOND.to_le_bytes()).is_some()
-    }
-    stdcall fn QueryPerformanceCounter(env, out: u32) -> bool {
-        let c = env.clock;
-        env.mem.poke(out, &c.to_le_bytes()).is_some()
-    }
-    stdcall fn GetSystemTimeAsFileTime(env, out: u32) {
-        let t = env.guest_filetime();
-        env.mem.poke(out, &t.to_le_bytes());
-    }
-    stdcall fn GetStdHandle(env, which: u32) -> u32 {
-        match which as i32 { -10 => STDIN, -11 => STDOUT, -12 => STDERR, _ => { env.last_error = 6; 0xFFFF_FFFF } }
-    }
-    stdcall fn WriteFile(env, h: u32, buf: u32, n: u32, written: u32, overlapped: u32) -> bool {
-        console_write(env, h, buf, n, written)
-    }
-    stdcall fn WriteConsoleA(env, h: u32, buf: u32, n: u32, written: u32, reserved: u32) -> bool {
-        console_write(env, h, buf, n, written)
-    }
     stdcall fn VirtualAlloc(env, addr: u32, size: u32, kind: u32, protect: u32) -> u32 {
         let r = env.mem.virtual_alloc(addr, size, kind, protect);
         mem_result(env, r)
@@ -185,27 +173,17 @@ crate::dll! { "kernel32.dll";
         if env.mem.poke(out, &bytes).is_none() { env.last_error = 998; return 0; }
         28
     }
-    stdcall fn TlsAlloc(env) -> u32 {
-        match env.tls.iter().position(Option::is_none) {
-            Some(i) => { env.tls[i] = Some(0); i as u32 }
-            None => { env.tls.push(Some(0)); (env.tls.len() - 1) as u32 }
-        }
-    }
+    stdcall fn TlsAlloc(env) -> u32 { tls_alloc(env) }
     stdcall fn TlsFree(env, i: u32) -> bool {
-        match env.tls.get_mut(i as usize) { Some(s @ Some(_)) => { *s = None; true } _ => { env.last_error = 87; false } }
+        match env.tls_used.get_mut(i as usize) { Some(s @ true) => { *s = false; true } _ => env.fail(87, false) }
     }
     stdcall fn TlsGetValue(env, i: u32) -> u32 {
-        match env.tls.get(i as usize) { Some(Some(v)) => { env.last_error = 0; *v } _ => { env.last_error = 87; 0 } }
+        match tls_slot(env, i) { Some(a) => { env.last_error = 0; env.mem.peek_u32(a).unwrap_or(0) } None => env.fail(87, 0) }
     }
     stdcall fn TlsSetValue(env, i: u32, v: u32) -> bool {
-        match env.tls.get_mut(i as usize) { Some(Some(s)) => { *s = v; true } _ => { env.last_error = 87; false } }
+        match tls_slot(env, i) { Some(a) => env.mem.poke_u32(a, v).is_some(), None => env.fail(87, false) }
     }
     stdcall fn GetProcessHeap(env) -> u32 { env.process_heap }
-    // The guest environment is empty: every lookup is ERROR_ENVVAR_NOT_FOUND.
-    stdcall fn GetEnvironmentVariableA(env, name: u32, buf: u32, n: u32) -> u32 { env.last_error = 203; 0 }
-    stdcall fn GetEnvironmentVariableW(env, name: u32, buf: u32, n: u32) -> u32 { env.last_error = 203; 0 }
-    // The filter is kept for SEH delivery (not yet modelled); the previous one was none.
-    stdcall fn SetUnhandledExceptionFilter(env, filter: u32) -> u32 { 0 }
     // Code pages are single-byte here (1252/ANSI): no lead bytes.
     stdcall fn IsDBCSLeadByteEx(env, cp: u32, b: u32) -> bool { false }
     stdcall fn IsDBCSLeadByte(env, b: u32) -> bool { false }
@@ -214,18 +192,6 @@ crate::dll! { "kernel32.dll";
     }
     stdcall fn WideCharToMultiByte(env, cp: u32, flags: u32, src: u32, n: i32, dst: u32, cap: i32, def: u32, used: u32) -> i32 {
         wide_to_mb(env, cp, src, n, dst, cap)
-    }
-    // Only the main image is a module today: NULL gives its base.
-    stdcall fn GetModuleHandleA(env, name: u32) -> u32 {
-        if name == 0 { env.image_base } else { env.last_error = 126; 0 } // ERROR_MOD_NOT_FOUND
-    }
-    stdcall fn GetModuleHandleW(env, name: u32) -> u32 {
-        if name == 0 { env.image_base } else { env.last_error = 126; 0 }
-    }
-    stdcall fn GetStartupInfoA(env, out: u32) {
-        let mut b = [0u8; 68];
-        b[0] = 68; // cb
-        env.mem.poke(out, &b);
     }
     stdcall fn HeapCreate(env, options: u32, initial: u32, maximum: u32) -> u32 { env.new_heap() }
     stdcall fn HeapDestroy(env, h: u32) -> bool {
@@ -244,40 +210,31 @@ crate::dll! { "kernel32.dll";
     stdcall fn HeapSize(env, h: u32, flags: u32, p: u32) -> u32 {
         env.with_heap(h, |heap, _| heap.size(p)).flatten().unwrap_or(u32::MAX)
     }
-    // One guest thread runs at a time (deterministic scheduling), so a
-    // critical section never blocks: these only have to exist.
-    stdcall fn InitializeCriticalSection(env, cs: u32) {}
-    stdcall fn InitializeCriticalSectionAndSpinCount(env, cs: u32, spin: u32) -> bool { true }
-    stdcall fn EnterCriticalSection(env, cs: u32) {}
-    stdcall fn LeaveCriticalSection(env, cs: u32) {}
-    stdcall fn DeleteCriticalSection(env, cs: u32) {}
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dll::Ret;
     use crate::memory::{mem, prot, Memory};
+    use crate::process::STD_OUTPUT as STDOUT;
 
     fn call(env: &mut Env, name: &str, args: &[u32]) -> Ret {
-        let e = DLL.exports.iter().find(|e| e.name == name).unwrap();
+        let e = DLL.all_exports().into_iter().find(|e| e.name == name).unwrap();
         (e.imp)(env, args)
     }
 
     #[test]
     fn declarations_make_the_table() {
-        let e = DLL.exports.iter().find(|e| e.name == "WriteFile").unwrap();
+        let e = file::DLL.exports.iter().find(|e| e.name == "WriteFile").unwrap();
         assert_eq!((e.args.len(), e.pop_bytes()), (5, 20));
-        assert_eq!(e.args, &["h", "buf", "n", "written", "overlapped"]);
-        let mut names: Vec<_> = DLL.exports.iter().map(|e| e.name).collect();
-        let n = names.len();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), n, "each export declared once");
+        assert_eq!(e.args, &["h", "buf", "n", "put", "ov"]);
     }
 
     #[test]
     fn memory_and_console_calls() {
         let mut env = Env::new(Memory::new());
+        env.handles.add_at(STDOUT, crate::handles::Object::Console(crate::handles::ConsoleKind::Output));
         let a = call(
             &mut env,
             "VirtualAlloc",
@@ -320,9 +277,6 @@ mod tests {
         assert_eq!(call(&mut env, "GetLastError", &[]), Ret::Value(87));
         env.clock = 250_000_000;
         assert_eq!(call(&mut env, "GetTickCount", &[]), Ret::Value(2500));
-        assert_eq!(call(&mut env, "TlsAlloc", &[]), Ret::Value(0));
-        assert_eq!(call(&mut env, "TlsSetValue", &[0, 77]), Ret::Value(1));
-        assert_eq!(call(&mut env, "TlsGetValue", &[0]), Ret::Value(77));
         assert_eq!(call(&mut env, "ExitProcess", &[5]), Ret::Exit(5));
     }
 }

@@ -1,0 +1,228 @@
+//! kernel32's console calls: standard handles, modes, code pages, reads
+//! and writes (ANSI and UTF-16; output reaches the host as UTF-8), the
+//! screen buffer's fixed geometry and the title.
+//!
+//! Owns the console as the guest sees it: an 80x25 buffer that is never
+//! drawn (output streams to the host as written), input from the host's
+//! stdin, modes kept per handle kind. It must not write to the host except
+//! through `Env::write_console` (via `io`).
+
+use crate::dll::Env;
+use crate::files::err;
+use crate::handles::{ConsoleKind, Object};
+use crate::io;
+
+/// ENABLE_PROCESSED_INPUT | LINE_INPUT | ECHO_INPUT | MOUSE_INPUT | INSERT | QUICK_EDIT | EXTENDED.
+pub const INPUT_MODE: u32 = 0x1F7;
+/// ENABLE_PROCESSED_OUTPUT | ENABLE_WRAP_AT_EOL_OUTPUT.
+pub const OUTPUT_MODE: u32 = 0x3;
+
+/// The console state the guest can change.
+#[derive(Clone, Debug)]
+pub struct Console {
+    pub input_mode: u32,
+    pub output_mode: u32,
+    pub input_cp: u32,
+    pub output_cp: u32,
+    pub title: String,
+    pub attributes: u16,
+    pub cursor: (u16, u16),
+    /// SetConsoleCtrlHandler's handlers (never called: no Ctrl+C arrives).
+    pub ctrl_handlers: Vec<u32>,
+}
+
+impl Default for Console {
+    fn default() -> Self {
+        Console {
+            input_mode: INPUT_MODE,
+            output_mode: OUTPUT_MODE,
+            input_cp: 437,
+            output_cp: 437,
+            title: "mainemu".into(),
+            attributes: 7,
+            cursor: (0, 0),
+            ctrl_handlers: Vec::new(),
+        }
+    }
+}
+
+fn kind(env: &Env, h: u32) -> Option<ConsoleKind> {
+    match env.handles.get(h) {
+        Some(Object::Console(k)) => Some(*k),
+        _ => None,
+    }
+}
+
+/// GetStdHandle/SetStdHandle index: -10 → 0, -11 → 1, -12 → 2.
+fn std_index(which: u32) -> Option<usize> {
+    match which as i32 {
+        -10 => Some(0),
+        -11 => Some(1),
+        -12 => Some(2),
+        _ => None,
+    }
+}
+
+/// Writes UTF-16 text to a console (as UTF-8) or any handle.
+fn write_wide(env: &mut Env, h: u32, buf: u32, n: u32, put: u32) -> bool {
+    let mut w = vec![0u8; 2 * n as usize];
+    if env.mem.peek(buf, &mut w).is_none() {
+        return env.fail(998, false);
+    }
+    let units: Vec<u16> = w.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    let text = String::from_utf16_lossy(&units);
+    if kind(env, h).is_none() {
+        return env.fail(err::INVALID_HANDLE, false);
+    }
+    match io::write(env, h, text.as_bytes()) {
+        Ok(_) => {
+            if put != 0 {
+                env.mem.poke_u32(put, n);
+            }
+            true
+        }
+        Err(e) => env.fail(e, false),
+    }
+}
+
+fn write_ansi(env: &mut Env, h: u32, buf: u32, n: u32, put: u32) -> bool {
+    if kind(env, h).is_none() {
+        return env.fail(err::INVALID_HANDLE, false);
+    }
+    crate::dll::kernel32::file::write_file(env, h, buf, n, put, 0)
+}
+
+/// ReadConsole: up to `n` characters of input (a line at most).
+fn read_console(env: &mut Env, h: u32, buf: u32, n: u32, got: u32, wide: bool) -> bool {
+    if kind(env, h) != Some(ConsoleKind::Input) {
+        return env.fail(err::INVALID_HANDLE, false);
+    }
+    let mut line = Vec::new();
+    while (line.len() as u32) < n {
+        match io::read(env, h, 1) {
+            Ok(b) if !b.is_empty() => {
+                line.push(b[0]);
+                if b[0] == b'\n' {
+                    break;
+                }
+            }
+            _ => break,
+        }
+    }
+    let ok = if wide {
+        let w: Vec<u16> = String::from_utf8_lossy(&line).encode_utf16().collect();
+        if got != 0 {
+            env.mem.poke_u32(got, w.len() as u32);
+        }
+        env.mem.poke(buf, &crate::dll::wbytes(&w)).is_some()
+    } else {
+        if got != 0 {
+            env.mem.poke_u32(got, line.len() as u32);
+        }
+        env.mem.poke(buf, &line).is_some()
+    };
+    ok || env.fail(998, false)
+}
+
+/// CONSOLE_SCREEN_BUFFER_INFO: 80x25, the cursor, attributes, window, max size.
+fn screen_info(env: &mut Env, h: u32, out: u32) -> bool {
+    if !matches!(kind(env, h), Some(ConsoleKind::Output | ConsoleKind::Error)) {
+        return env.fail(err::INVALID_HANDLE, false);
+    }
+    let c = &env.con;
+    let w = [80u16, 25, c.cursor.0, c.cursor.1, c.attributes, 0, 0, 79, 24, 80, 25];
+    let b: Vec<u8> = w.iter().flat_map(|v| v.to_le_bytes()).collect();
+    env.mem.poke(out, &b).is_some()
+}
+
+fn title(env: &mut Env, buf: u32, cap: u32, wide: bool) -> u32 {
+    let t = env.con.title.clone();
+    let n = if wide { t.encode_utf16().count() } else { t.len() } as u32;
+    if cap == 0 {
+        return n;
+    }
+    let cut: String = t.chars().take(cap as usize - 1).collect();
+    env.put_str(buf, &cut, wide);
+    n
+}
+
+crate::dll! { "(kernel32 console)";
+    stdcall fn GetStdHandle(env, which: u32) -> u32 {
+        match std_index(which) { Some(i) => env.std_handles[i], None => env.fail(err::INVALID_HANDLE, 0xFFFF_FFFF) }
+    }
+    stdcall fn SetStdHandle(env, which: u32, h: u32) -> bool {
+        match std_index(which) { Some(i) => { env.std_handles[i] = h; true } None => env.fail(err::INVALID_HANDLE, false) }
+    }
+    stdcall fn GetConsoleMode(env, h: u32, out: u32) -> bool {
+        let m = match kind(env, h) {
+            Some(ConsoleKind::Input) => env.con.input_mode,
+            Some(_) => env.con.output_mode,
+            None => return env.fail(err::INVALID_HANDLE, false),
+        };
+        env.mem.poke_u32(out, m).is_some()
+    }
+    stdcall fn SetConsoleMode(env, h: u32, mode: u32) -> bool {
+        match kind(env, h) {
+            Some(ConsoleKind::Input) => { env.con.input_mode = mode; true }
+            Some(_) => { env.con.output_mode = mode; true }
+            None => env.fail(err::INVALID_HANDLE, false),
+        }
+    }
+    stdcall fn GetConsoleCP(env) -> u32 { env.con.input_cp }
+    stdcall fn GetConsoleOutputCP(env) -> u32 { env.con.output_cp }
+    stdcall fn SetConsoleCP(env, cp: u32) -> bool { env.con.input_cp = cp; true }
+    stdcall fn SetConsoleOutputCP(env, cp: u32) -> bool { env.con.output_cp = cp; true }
+    stdcall fn WriteConsoleA(env, h: u32, buf: u32, n: u32, put: u32, reserved: u32) -> bool { write_ansi(env, h, buf, n, put) }
+    stdcall fn WriteConsoleW(env, h: u32, buf: u32, n: u32, put: u32, reserved: u32) -> bool { write_wide(env, h, buf, n, put) }
+    stdcall fn ReadConsoleA(env, h: u32, buf: u32, n: u32, got: u32, ctl: u32) -> bool { read_console(env, h, buf, n, got, false) }
+    stdcall fn ReadConsoleW(env, h: u32, buf: u32, n: u32, got: u32, ctl: u32) -> bool { read_console(env, h, buf, n, got, true) }
+    stdcall fn GetConsoleScreenBufferInfo(env, h: u32, out: u32) -> bool { screen_info(env, h, out) }
+    stdcall fn SetConsoleTextAttribute(env, h: u32, a: u32) -> bool {
+        if kind(env, h).is_none() { return env.fail(err::INVALID_HANDLE, false); }
+        env.con.attributes = a as u16; true
+    }
+    stdcall fn SetConsoleCursorPosition(env, h: u32, pos: u32) -> bool {
+        if kind(env, h).is_none() { return env.fail(err::INVALID_HANDLE, false); }
+        env.con.cursor = (pos as u16, (pos >> 16) as u16); true
+    }
+    stdcall fn SetConsoleCtrlHandler(env, f: u32, add: bool) -> bool {
+        if f == 0 { return true; }
+        if add { env.con.ctrl_handlers.push(f); true }
+        else if let Some(i) = env.con.ctrl_handlers.iter().rposition(|&x| x == f) { env.con.ctrl_handlers.remove(i); true }
+        else { env.fail(err::INVALID_PARAMETER, false) }
+    }
+    stdcall fn GetConsoleTitleA(env, buf: u32, cap: u32) -> u32 { title(env, buf, cap, false) }
+    stdcall fn GetConsoleTitleW(env, buf: u32, cap: u32) -> u32 { title(env, buf, cap, true) }
+    stdcall fn SetConsoleTitleA(env, t: u32) -> bool { env.con.title = env.read_a(t).unwrap_or_default(); true }
+    stdcall fn SetConsoleTitleW(env, t: u32) -> bool { env.con.title = env.read_w(t).unwrap_or_default(); true }
+    stdcall fn FlushConsoleInputBuffer(env, h: u32) -> bool { kind(env, h).is_some() || env.fail(err::INVALID_HANDLE, false) }
+    stdcall fn GetNumberOfConsoleInputEvents(env, h: u32, out: u32) -> bool {
+        if kind(env, h) != Some(ConsoleKind::Input) { return env.fail(err::INVALID_HANDLE, false); }
+        env.mem.poke_u32(out, 0).is_some()
+    }
+    stdcall fn GetConsoleWindow(env) -> u32 { 0 }
+    stdcall fn AllocConsole(env) -> bool { env.fail(err::ACCESS_DENIED, false) }
+    stdcall fn FreeConsole(env) -> bool { true }
+    stdcall fn GetConsoleCursorInfo(env, h: u32, out: u32) -> bool {
+        if kind(env, h).is_none() { return env.fail(err::INVALID_HANDLE, false); }
+        env.mem.poke(out, &[25, 0, 0, 0, 1, 0, 0, 0]).is_some()
+    }
+    stdcall fn SetConsoleCursorInfo(env, h: u32, info: u32) -> bool { kind(env, h).is_some() || env.fail(err::INVALID_HANDLE, false) }
+    stdcall fn GetLargestConsoleWindowSize(env, h: u32) -> u32 { 80 | 25 << 16 }
+    stdcall fn FillConsoleOutputCharacterA(env, h: u32, c: u32, n: u32, pos: u32, out: u32) -> bool { fill(env, h, n, out) }
+    stdcall fn FillConsoleOutputCharacterW(env, h: u32, c: u32, n: u32, pos: u32, out: u32) -> bool { fill(env, h, n, out) }
+    stdcall fn FillConsoleOutputAttribute(env, h: u32, a: u32, n: u32, pos: u32, out: u32) -> bool { fill(env, h, n, out) }
+    stdcall fn GenerateConsoleCtrlEvent(env, ev: u32, group: u32) -> bool { true }
+}
+
+/// The Fill* calls: the buffer is not drawn, so only the count is reported.
+fn fill(env: &mut Env, h: u32, n: u32, out: u32) -> bool {
+    if !matches!(kind(env, h), Some(ConsoleKind::Output | ConsoleKind::Error)) {
+        return env.fail(err::INVALID_HANDLE, false);
+    }
+    if out != 0 {
+        env.mem.poke_u32(out, n);
+    }
+    true
+}
+
