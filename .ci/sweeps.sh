@@ -20,14 +20,16 @@ cargo run --release -p oracle -- sweep --json out/sweep.json --html out/sweep.ht
   --json out/sweep-wasm.json --html out/sweep-wasm.html > out/sweep-wasm.txt
 tail -n 1 out/sweep-wasm.txt
 
-# oracle fuzz (docs/oracle.md): 2000 mixed programs, seeded from the commit
-# so every commit tries new programs and a failure is re-created from the
-# seed printed here; l1, only-naive and l0 must agree on every one.
+# oracle fuzz (docs/oracle.md): 5000 mixed programs under every native arm
+# (l1 the reference, l0, only-naive, only-baseline, only-all, only-t2, jit), seeded from the
+# commit so every commit tries new programs; a failure is re-created from the
+# seed printed here (`oracle fuzz --seed S --index I --arms native`).
 seed=$((16#$(git rev-parse --short=8 HEAD 2>/dev/null || echo 1)))
 echo "oracle fuzz seed $seed"
-./target/release/oracle fuzz --seed "$seed" --count 2000 --shape mixed --jobs 2 \
-  --json out/fuzz.json --html out/fuzz.html > out/fuzz.txt || { tail -n 60 out/fuzz.txt; exit 1; }
-tail -n 1 out/fuzz.txt
+fuzz_start=$SECONDS
+./target/release/oracle fuzz --seed "$seed" --count 5000 --shape mixed --arms native --jobs 2 \
+  --json out/fuzz.json --html out/fuzz.html > out/fuzz.txt || { tail -n 80 out/fuzz.txt; exit 1; }
+echo "$(tail -n 1 out/fuzz.txt) (seed $seed, $((SECONDS - fuzz_start)) s)"
 
 shared=""
 for d in ../shared/dos-real ../../shared/dos-real; do

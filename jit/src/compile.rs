@@ -26,7 +26,9 @@
 use crate::ctx::{self, code, Ctx};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I64};
-use cranelift_codegen::ir::{AbiParam, Block as CBlock, InstBuilder, MemFlagsData, Signature, Value};
+use cranelift_codegen::ir::{
+    AbiParam, Block as CBlock, InstBuilder, MemFlagsData, Signature, Value,
+};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -216,8 +218,12 @@ impl<'a, M: MachineRuntime> Gen<'a, M> {
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let ctx = b.block_params(entry)[0];
-        let vregs = b.ins().load(I64, TRUSTED, ctx, offset_of!(Ctx, vregs) as i32);
-        let base = b.ins().load(I64, TRUSTED, ctx, offset_of!(Ctx, base) as i32);
+        let vregs = b
+            .ins()
+            .load(I64, TRUSTED, ctx, offset_of!(Ctx, vregs) as i32);
+        let base = b
+            .ins()
+            .load(I64, TRUSTED, ctx, offset_of!(Ctx, base) as i32);
         let blocks: Vec<CBlock> = p.blocks.iter().map(|_| b.create_block()).collect();
         let exit = b.create_block();
         Gen {
@@ -327,7 +333,11 @@ impl<'a, M: MachineRuntime> Gen<'a, M> {
         self.b.ins().uextend(I32, c)
     }
 
-    fn sig(&mut self, params: &[cranelift_codegen::ir::Type], ret: Option<cranelift_codegen::ir::Type>) -> cranelift_codegen::ir::SigRef {
+    fn sig(
+        &mut self,
+        params: &[cranelift_codegen::ir::Type],
+        ret: Option<cranelift_codegen::ir::Type>,
+    ) -> cranelift_codegen::ir::SigRef {
         let mut s = Signature::new(self.call_conv);
         for &t in params {
             s.params.push(AbiParam::new(t));
@@ -630,7 +640,10 @@ impl<'a, M: MachineRuntime> Gen<'a, M> {
         let page = self.b.ins().ushr_imm_s(lin, shift as i64);
         let page = self.b.ins().uextend(I64, page);
         let plen = self.ctx_load(I64, offset_of!(Ctx, pages_len));
-        let oob = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, page, plen);
+        let oob = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, page, plen);
         self.branch_to(oob, slow);
         let pages = self.ctx_load(I64, offset_of!(Ctx, pages));
         let po = self.b.ins().ishl_imm_s(page, 2);
@@ -641,10 +654,10 @@ impl<'a, M: MachineRuntime> Gen<'a, M> {
         let off = self.b.ins().band_imm_s(lin, pmask as i64);
         if n > 1 {
             let end = self.b.ins().iadd_imm_s(off, n as i64);
-            let cross = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::UnsignedGreaterThan, end, (pmask + 1) as i64);
+            let cross =
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedGreaterThan, end, (pmask + 1) as i64);
             let bad = self.b.ins().bor(no, cross);
             self.branch_to(bad, slow);
         } else {
@@ -842,14 +855,7 @@ impl<'a, M: MachineRuntime> Gen<'a, M> {
                 let r = self.mask(r, w);
                 self.wr(dst, r);
             }
-            Op::Arith { op, w, dst, a, b } => {
-                let av = self.src(a);
-                let bv = self.src(b);
-                let r = self.arith(op, w, av, bv);
-                if let Some(d) = dst {
-                    self.wr(d, r);
-                }
-            }
+            Op::Arith { op, w, dst, a, b } => self.arith_into(op, w, dst, a, b),
             Op::Shift {
                 op,
                 w,
@@ -1069,6 +1075,17 @@ impl<'a, M: MachineRuntime> Gen<'a, M> {
         }
     }
 
+    /// [`Op::Arith`]'s meaning (flag record written, `dst` when given); the
+    /// `BrArith` terminator runs it before its branch.
+    fn arith_into(&mut self, op: ArithOp, w: Width, dst: Option<Reg>, a: Src, b: Src) {
+        let av = self.src(a);
+        let bv = self.src(b);
+        let r = self.arith(op, w, av, bv);
+        if let Some(d) = dst {
+            self.wr(d, r);
+        }
+    }
+
     fn arith(&mut self, op: ArithOp, w: Width, a: Value, b: Value) -> Value {
         let a = self.mask(a, w);
         let b = self.mask(b, w);
@@ -1201,12 +1218,7 @@ impl<'a, M: MachineRuntime> Gen<'a, M> {
                 f,
             } => {
                 // Exactly Op::Arith then Term::BrCc (flag forwarding).
-                let av = self.src(a);
-                let bv = self.src(b);
-                let r = self.arith(op, w, av, bv);
-                if let Some(d) = dst {
-                    self.wr(d, r);
-                }
+                self.arith_into(op, w, dst, a, b);
                 let c = self.cond(cc);
                 let (tb, fb) = (self.blocks[t.0 as usize], self.blocks[f.0 as usize]);
                 self.b.ins().brif(c, tb, &[], fb, &[]);

@@ -182,12 +182,7 @@ pub extern "C" fn h_out<M: MachineRuntime>(
 
 /// A machine service over the guest vregs (in memory) and the flags (in
 /// `fl`): 0 continue, 1 stop after, 2 refused.
-pub extern "C" fn h_service<M: MachineRuntime>(
-    c: *mut Ctx,
-    id: u32,
-    guest: u32,
-    now: u64,
-) -> u32 {
+pub extern "C" fn h_service<M: MachineRuntime>(c: *mut Ctx, id: u32, guest: u32, now: u64) -> u32 {
     let (c, m) = unsafe { parts::<M>(c) };
     let mut fl = unpack(c.fl);
     let n = (guest as usize).min(255);

@@ -139,10 +139,16 @@ fn compare(progs: &[Program], init: &(Vec<u32>, LazyFlags), clock: u64, limit: u
             }
             let text: String = progs.iter().map(print_program).collect();
             assert_eq!(got, want, "mix={mix:?} slow={slow}\n{text}");
-            assert_eq!(gm.log, wm.log, "device log, mix={mix:?} slow={slow}\n{text}");
+            assert_eq!(
+                gm.log, wm.log,
+                "device log, mix={mix:?} slow={slow}\n{text}"
+            );
             assert_eq!(gm.latch, wm.latch);
             assert_eq!(gm.fpu, wm.fpu);
-            assert!(gm.ram == wm.ram, "RAM differs, mix={mix:?} slow={slow}\n{text}");
+            assert!(
+                gm.ram == wm.ram,
+                "RAM differs, mix={mix:?} slow={slow}\n{text}"
+            );
         }
     }
     native

@@ -94,7 +94,20 @@ pub fn from_filetime(ft: u64) -> Civil {
 
 /// Civil time → FILETIME (`None` for fields out of range or before 1601).
 pub fn to_filetime(c: &Civil) -> Option<u64> {
-    let days_in = [31, if is_leap(c.year) { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let days_in = [
+        31,
+        if is_leap(c.year) { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
     if !(1601..=30827).contains(&c.year)
         || !(1..=12).contains(&c.month)
         || c.day == 0
@@ -178,13 +191,25 @@ mod tests {
     fn dates_round_trip() {
         // 2020-01-01 00:00 UTC, a Wednesday: mainemu's epoch.
         let c = from_filetime(crate::dll::EPOCH_FILETIME);
-        assert_eq!((c.year, c.month, c.day, c.weekday, c.hour), (2020, 1, 1, 3, 0));
+        assert_eq!(
+            (c.year, c.month, c.day, c.weekday, c.hour),
+            (2020, 1, 1, 3, 0)
+        );
         assert_eq!(to_filetime(&c), Some(crate::dll::EPOCH_FILETIME));
         let c = from_unix(951_782_400 + 86_399, 0); // 2000-02-29 23:59:59
-        assert_eq!((c.year, c.month, c.day, c.hour, c.second, c.yday), (2000, 2, 29, 23, 59, 59));
+        assert_eq!(
+            (c.year, c.month, c.day, c.hour, c.second, c.yday),
+            (2000, 2, 29, 23, 59, 59)
+        );
         assert_eq!(from_filetime(0).year, 1601);
         let (d, t) = to_dos(crate::dll::EPOCH_FILETIME + 3 * TICKS).unwrap();
         assert_eq!(from_dos(d, t), Some(crate::dll::EPOCH_FILETIME + 2 * TICKS));
-        assert!(to_filetime(&Civil { year: 2021, month: 2, day: 29, ..Default::default() }).is_none());
+        assert!(to_filetime(&Civil {
+            year: 2021,
+            month: 2,
+            day: 29,
+            ..Default::default()
+        })
+        .is_none());
     }
 }

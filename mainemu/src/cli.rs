@@ -194,7 +194,10 @@ pub fn main() -> std::process::ExitCode {
                     eprintln!("mainemu: --drive wants LETTER=DIR, got {d:?}");
                     return std::process::ExitCode::from(2);
                 };
-                let letter = l.chars().next().filter(|c| c.is_ascii_alphabetic() && l.len() == 1);
+                let letter = l
+                    .chars()
+                    .next()
+                    .filter(|c| c.is_ascii_alphabetic() && l.len() == 1);
                 let Some(letter) = letter else {
                     eprintln!("mainemu: --drive wants a drive letter, got {l:?}");
                     return std::process::ExitCode::from(2);

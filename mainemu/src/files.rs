@@ -302,7 +302,8 @@ pub fn open(
         }
     }
     let f = o.open(host).map_err(|e| io_error(&e))?;
-    let created_or_truncated = !existed || matches!(disposition, disp::CREATE_ALWAYS | disp::TRUNCATE_EXISTING);
+    let created_or_truncated =
+        !existed || matches!(disposition, disp::CREATE_ALWAYS | disp::TRUNCATE_EXISTING);
     Ok((
         FileObj {
             file: Some(f),

@@ -118,7 +118,8 @@ pub fn write(env: &mut Env, h: Handle, bytes: &[u8]) -> Result<u32, u32> {
                 return Err(err::INVALID_PARAMETER);
             };
             if append {
-                file.seek(SeekFrom::End(0)).map_err(|e| files::io_error(&e))?;
+                file.seek(SeekFrom::End(0))
+                    .map_err(|e| files::io_error(&e))?;
             }
             file.write_all(bytes).map_err(|e| files::io_error(&e))?;
             // The host stamps writes with its own clock: the guest's replaces it.

@@ -95,7 +95,12 @@ pub fn data_export(env: &mut Env, dll_name: &str, v: &dll::DataDecl) -> u32 {
     }
     let a = env
         .mem
-        .virtual_alloc(0, v.size.max(4), mem::RESERVE | mem::COMMIT, prot::READWRITE)
+        .virtual_alloc(
+            0,
+            v.size.max(4),
+            mem::RESERVE | mem::COMMIT,
+            prot::READWRITE,
+        )
         .expect("room for a data export");
     env.mem.poke(a, v.init).expect("fresh allocation");
     env.data.insert(key, a);
@@ -159,15 +164,13 @@ pub fn bind_import(env: &mut Env, dll_name: &str, name: &ImportName) -> Result<u
                 return Ok(a);
             }
         }
-        return env
-            .thunks
-            .slot(
-                &mut env.mem,
-                Thunk::Stub {
-                    dll: dll_name.to_string(),
-                    name: name.clone(),
-                },
-            );
+        return env.thunks.slot(
+            &mut env.mem,
+            Thunk::Stub {
+                dll: dll_name.to_string(),
+                name: name.clone(),
+            },
+        );
     }
     match dll::resolve(dll_name, name) {
         Resolution::Data(d, v) => Ok(data_export(env, d.name, v)),
@@ -183,7 +186,9 @@ pub fn bind_import(env: &mut Env, dll_name: &str, name: &ImportName) -> Result<u
 pub fn export_address(env: &mut Env, m: &Module, name: &ImportName) -> Result<Option<u32>, String> {
     match &m.kind {
         Kind::System(decl) => match dll::resolve(decl.name, name) {
-            Resolution::Implemented(d, e) => env.thunks.slot(&mut env.mem, Thunk::Api(e, d)).map(Some),
+            Resolution::Implemented(d, e) => {
+                env.thunks.slot(&mut env.mem, Thunk::Api(e, d)).map(Some)
+            }
             Resolution::Data(d, v) => Ok(Some(data_export(env, d.name, v))),
             Resolution::Missing { .. } => Ok(None),
         },

@@ -137,7 +137,9 @@ impl Setup {
                     .parent()
                     .filter(|p| !p.as_os_str().is_empty())
                     .unwrap_or(std::path::Path::new("."));
-                let l = d.free_letter('D').ok_or("no free drive letter for the program")?;
+                let l = d
+                    .free_letter('D')
+                    .ok_or("no free drive letter for the program")?;
                 d.map_readonly(l, dir)
                     .map_err(|e| format!("{}: {e}", dir.display()))?;
                 format!("{l}:\\{name}")
@@ -252,15 +254,21 @@ impl Process {
         env.vars = vars;
         env.stdin = stdin;
         use crate::handles::{ConsoleKind, Object};
-        env.handles.add_at(STD_INPUT, Object::Console(ConsoleKind::Input));
+        env.handles
+            .add_at(STD_INPUT, Object::Console(ConsoleKind::Input));
         env.handles
             .add_at(STD_OUTPUT, Object::Console(ConsoleKind::Output));
-        env.handles.add_at(STD_ERROR, Object::Console(ConsoleKind::Error));
+        env.handles
+            .add_at(STD_ERROR, Object::Console(ConsoleKind::Error));
         // The heap comes first: loading guest DLLs may allocate.
         env.process_heap = env.new_heap();
         let pe = std::rc::Rc::new(pe);
         env.modules.list.push(Module {
-            name: exe_path.rsplit('\\').next().unwrap_or("prog.exe").to_string(),
+            name: exe_path
+                .rsplit('\\')
+                .next()
+                .unwrap_or("prog.exe")
+                .to_string(),
             path: exe_path,
             base: mapped.base,
             size: pe.size_of_image,
@@ -347,7 +355,9 @@ impl Process {
 /// result: stack of `stack_size` bytes, TEB, static TLS block. Returns its id.
 pub fn new_thread(env: &mut Env, start: u32, param: u32, stack_size: u32) -> Result<u32, String> {
     let peb_addr = env.peb;
-    let size = stack_size.clamp(0x1_0000, 0x100_0000).next_multiple_of(0x1_0000);
+    let size = stack_size
+        .clamp(0x1_0000, 0x100_0000)
+        .next_multiple_of(0x1_0000);
     let bottom = alloc(&mut env.mem, size)?;
     let top = bottom + size;
     let teb_ = alloc(&mut env.mem, teb::SIZE)?;
@@ -406,7 +416,11 @@ impl Process {
         let exe = self.env.modules.list[0].pe.clone().expect("exe");
         if let Ok(Some(tls)) = exe.tls() {
             let delta = self.image_base.wrapping_sub(exe.image_base);
-            calls.extend(tls.callbacks.iter().map(|&c| (c.wrapping_add(delta), self.image_base)));
+            calls.extend(
+                tls.callbacks
+                    .iter()
+                    .map(|&c| (c.wrapping_add(delta), self.image_base)),
+            );
         }
         if calls.is_empty() {
             return Service::Continue;
@@ -448,7 +462,11 @@ pub fn init_chain(
 }
 
 /// The callee-popped bytes and the name of a thunk's export.
-fn service_api(p: &mut Process, e: &'static crate::dll::ExportDecl, d: &'static crate::dll::DllDecl) -> Service {
+fn service_api(
+    p: &mut Process,
+    e: &'static crate::dll::ExportDecl,
+    d: &'static crate::dll::DllDecl,
+) -> Service {
     let cpu = p.env.cpu();
     let esp = cpu.regs[reg::ESP];
     let Some(ret) = p.env.mem.peek_u32(esp) else {
@@ -519,7 +537,10 @@ impl Process {
                 };
                 let cpu = self.env.cpu();
                 cpu.regs[reg::ESP] = f.sp_base;
-                for (k, r) in [reg::EBX, reg::ESI, reg::EDI, reg::EBP].into_iter().enumerate() {
+                for (k, r) in [reg::EBX, reg::ESI, reg::EDI, reg::EBP]
+                    .into_iter()
+                    .enumerate()
+                {
                     cpu.regs[r] = f.saved[k];
                 }
                 self.env.clock = self.env.threads.cur().cpu.clock;
@@ -580,7 +601,11 @@ impl Process {
                 ),
             },
             Ret::Call(gc) => {
-                let ret = match self.env.thunks.slot(&mut self.env.mem, Thunk::CallbackReturn) {
+                let ret = match self
+                    .env
+                    .thunks
+                    .slot(&mut self.env.mem, Thunk::CallbackReturn)
+                {
                     Ok(a) => a,
                     Err(e) => return Service::Stop(e),
                 };
@@ -647,7 +672,11 @@ impl Process {
 
     /// The thunk address an import binds to (shared by every importer of
     /// the same export), or a data export's variable.
-    pub fn thunk_for(&mut self, dll_name: &str, name: &crate::pe::ImportName) -> Result<u32, String> {
+    pub fn thunk_for(
+        &mut self,
+        dll_name: &str,
+        name: &crate::pe::ImportName,
+    ) -> Result<u32, String> {
         modules::bind_import(&mut self.env, dll_name, name)
     }
 }

@@ -163,7 +163,9 @@ pub fn run_arm(p: &mut Process, arm: Arm, budget: u64, out: &mut dyn FnMut(u8, &
         let stop_at = budget.min(p.env.threads.slice_end.max(clock + 1));
         let thunks = &p.env.thunks;
         let t = &mut p.env.threads.list[p.env.threads.cur];
-        let exit = exec(arm, &mut t.cpu, &mut p.env.mem, stop_at, &|eip| thunks.contains(eip));
+        let exit = exec(arm, &mut t.cpu, &mut p.env.mem, stop_at, &|eip| {
+            thunks.contains(eip)
+        });
         s = match exit {
             Exit::Thunk => p.service(),
             Exit::Slice => Service::Continue,
@@ -176,15 +178,19 @@ pub fn run_arm(p: &mut Process, arm: Arm, budget: u64, out: &mut dyn FnMut(u8, &
                 let r = crate::seh::dispatch(&mut p.env, rec, &at);
                 p.finish(r, crate::threads::Origin::Engine)
             }
-            Exit::Stop(r) => Service::Stop(format!(
-                "{r} at {:#010x}",
-                p.env.threads.cur().cpu.eip
-            )),
+            Exit::Stop(r) => Service::Stop(format!("{r} at {:#010x}", p.env.threads.cur().cpu.eip)),
         };
     };
     drain(p, out);
     Summary {
-        dispatches: p.env.threads.list.iter().map(|t| t.cpu.clock).max().unwrap_or(0),
+        dispatches: p
+            .env
+            .threads
+            .list
+            .iter()
+            .map(|t| t.cpu.clock)
+            .max()
+            .unwrap_or(0),
         ending,
         api_calls: p.calls.clone(),
         proc_misses: p.env.proc_misses.iter().cloned().collect(),

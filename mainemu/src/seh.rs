@@ -299,8 +299,10 @@ fn walk(env: &mut Env, rec: u32, ctx: u32, ptrs: u32, frame: u32) -> Ret {
     }
     let handler = env.mem.peek_u32(frame + 4).unwrap_or(0);
     let next = env.mem.peek_u32(frame).unwrap_or(0xFFFF_FFFF);
-    Ret::call(handler, vec![rec, frame, ctx, 0], move |env, disposition| {
-        match disposition {
+    Ret::call(
+        handler,
+        vec![rec, frame, ctx, 0],
+        move |env, disposition| match disposition {
             0 => {
                 let flags = env.mem.peek_u32(rec + 4).unwrap_or(0);
                 if flags & NONCONTINUABLE != 0 {
@@ -317,8 +319,8 @@ fn walk(env: &mut Env, rec: u32, ctx: u32, ptrs: u32, frame: u32) -> Ret {
                 resume(env, ctx)
             }
             _ => walk(env, rec, ctx, ptrs, next),
-        }
-    })
+        },
+    )
 }
 
 /// Resumes the thread from a CONTEXT in guest memory (NtContinue).
@@ -327,7 +329,9 @@ pub fn resume(env: &mut Env, ctx: u32) -> Ret {
     let cpu = &mut env.threads.cur_mut().cpu;
     match read_context(mem, ctx, cpu) {
         Some(()) => Ret::Jumped,
-        None => Ret::Stop(format!("NtContinue: CONTEXT at {ctx:#010x} is not readable")),
+        None => Ret::Stop(format!(
+            "NtContinue: CONTEXT at {ctx:#010x} is not readable"
+        )),
     }
 }
 

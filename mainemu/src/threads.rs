@@ -48,7 +48,10 @@ pub struct Frame {
 pub enum State {
     Runnable,
     /// In a wait: retried when an object is signaled after `epoch` or at `deadline`.
-    Blocked { deadline: Option<u64>, epoch: u64 },
+    Blocked {
+        deadline: Option<u64>,
+        epoch: u64,
+    },
     /// Suspended (CREATE_SUSPENDED / SuspendThread) until the count drops to 0.
     Suspended,
     Exited,

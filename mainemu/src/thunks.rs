@@ -21,7 +21,10 @@ pub const THUNK_AREA: u32 = 0x10_0000;
 pub enum Thunk {
     Api(&'static ExportDecl, &'static DllDecl),
     /// An import nothing implements: calling it stops the run.
-    Stub { dll: String, name: ImportName },
+    Stub {
+        dll: String,
+        name: ImportName,
+    },
     /// Where a thread's start routine returns: the thread exits with EAX.
     ThreadReturn,
     /// Where a guest call made by the host returns.
@@ -98,8 +101,7 @@ impl Thunks {
         if !self.contains(eip) {
             return None;
         }
-        self.list
-            .get(((eip - THUNK_BASE) / THUNK_SIZE) as usize)
+        self.list.get(((eip - THUNK_BASE) / THUNK_SIZE) as usize)
     }
 
     /// How many slots are in use.

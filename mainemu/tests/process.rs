@@ -86,7 +86,10 @@ fn api_calls_at_thunks() {
     // stdcall with one argument pops 8 bytes.
     let t = thunk_of(&mut p, "KERNEL32.dll", "SetLastError");
     assert_eq!(call(&mut p, t, &[1234]), Service::Continue);
-    assert_eq!((p.env.cpu().regs[reg::ESP], p.env.cpu().eip), (esp0, 0x40_1006));
+    assert_eq!(
+        (p.env.cpu().regs[reg::ESP], p.env.cpu().eip),
+        (esp0, 0x40_1006)
+    );
     let t = thunk_of(&mut p, "KERNEL32.dll", "GetLastError");
     assert_eq!(call(&mut p, t, &[]), Service::Continue);
     assert_eq!(p.env.cpu().regs[reg::EAX], 1234);
@@ -94,7 +97,10 @@ fn api_calls_at_thunks() {
     let t = thunk_of(&mut p, "msvcrt.dll", "strlen");
     let cmd = p.env.cmdline_a;
     assert_eq!(call(&mut p, t, &[cmd]), Service::Continue);
-    assert_eq!((p.env.cpu().regs[reg::EAX], p.env.cpu().regs[reg::ESP]), (15, esp0 - 4));
+    assert_eq!(
+        (p.env.cpu().regs[reg::EAX], p.env.cpu().regs[reg::ESP]),
+        (15, esp0 - 4)
+    );
     p.env.cpu().regs[reg::ESP] = esp0;
     // GetTickCount reads the guest clock.
     p.env.cpu().clock = 300_000_000;
@@ -201,10 +207,7 @@ fn printf_family_through_thunks() {
     let cmd = p.env.cmdline_a;
     p.env.cpu().regs[reg::ESP] = esp0;
     let t = thunk_of(&mut p, "msvcrt.dll", "printf");
-    assert_eq!(
-        call(&mut p, t, &[buf, 42, cmd]),
-        Service::Continue
-    );
+    assert_eq!(call(&mut p, t, &[buf, 42, cmd]), Service::Continue);
     assert_eq!(p.env.cpu().regs[reg::EAX], 23);
     p.env.cpu().regs[reg::ESP] = esp0;
     // fprintf(stderr) goes to stream 2; the stdout bytes stay separate.

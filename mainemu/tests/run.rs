@@ -32,10 +32,18 @@ fn go(name: &str, args: &[&str]) -> Option<(Summary, String, String)> {
     let s = run(&mut p, 50_000_000, &mut |stream, b| {
         if stream == 2 { &mut err } else { &mut out }.extend_from_slice(b)
     });
-    let left: Vec<_> = std::fs::read_dir(&c).unwrap().filter_map(Result::ok).map(|e| e.file_name()).collect();
+    let left: Vec<_> = std::fs::read_dir(&c)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
     assert!(left.is_empty(), "{name} left files behind: {left:?}");
     std::fs::remove_dir_all(&c).ok();
-    Some((s, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap()))
+    Some((
+        s,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    ))
 }
 
 const FILES_OUT: &str = r"mkdir=1 again=0 err=183

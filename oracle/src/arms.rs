@@ -242,12 +242,24 @@ pub fn check_all(names: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Parses a comma-separated arm list.
+/// The list word that stands for every native arm this build has
+/// (`toyvm::session::ARMS`, the reference first).
+pub const NATIVE: &str = "native";
+
+/// Parses a comma-separated arm list; `native` expands to every native arm
+/// of this build (e.g. `native,l1@wasm`).
 pub fn parse_list(s: &str) -> Result<Vec<String>, String> {
     let v: Vec<String> = s
         .split(',')
         .map(|x| x.trim().to_string())
         .filter(|x| !x.is_empty())
+        .flat_map(|x| {
+            if x == NATIVE {
+                toyvm::session::ARMS.iter().map(|a| a.to_string()).collect()
+            } else {
+                vec![x]
+            }
+        })
         .collect();
     if v.is_empty() {
         return Err(format!("`{s}`: no arms"));
@@ -443,5 +455,15 @@ mod tests {
         assert!(make("no-such-arm").is_err());
         assert!(make("no-such-arm+skip@5").is_err());
         assert_eq!(make("l0+skip@5").unwrap().name(), "l0+skip@5");
+    }
+
+    #[test]
+    fn native_is_every_arm_toyvm_builds() {
+        let v = parse_list("native,l1#x").unwrap();
+        assert_eq!(v[0], "l1");
+        assert_eq!(v.len(), toyvm::session::ARMS.len() + 1);
+        for a in toyvm::session::ARMS {
+            assert!(make(a).is_ok(), "{a}");
+        }
     }
 }

@@ -14,6 +14,7 @@
 use crate::arm_run::ArmRun;
 use crate::compare::advance;
 use crate::disasm;
+use crate::slicing::SliceDep;
 use crate::spec::RunSpec;
 use crate::state::{same_ram, State};
 use serde::{Deserialize, Serialize};
@@ -118,20 +119,55 @@ fn step(s: &mut Pair, arms: &[String; 2], to: u64) -> Result<(State, State, bool
     Ok(compare_now(s))
 }
 
-fn unstable(spec: &RunSpec, arms: &[String; 2], lo: u64, hi: u64) -> String {
-    let found = crate::slicing::find(spec, arms, lo, hi);
-    let what = if found.is_empty() {
-        "no slice plan tried (crate::slicing::plans) tells which arm".to_string()
-    } else {
-        found.join("\n")
-    };
-    format!(
-        "the divergence of {} from {} did not reproduce between dispatches {lo} and {hi} when \
-         re-run with finer slices: one of the arms changes behaviour with where the run is \
-         sliced (itself a bug: invariant 2 wants every engine to stop at an exact dispatch \
-         without effect)\n{what}",
-        arms[1], arms[0]
-    )
+/// Why bisection did not land: an error running an arm, or a divergence
+/// that did not reproduce with finer slices, with the slice-dependent arms
+/// the slice-plan check found (each with its two plans and states).
+#[derive(Clone, Debug)]
+pub struct BisectError {
+    pub message: String,
+    pub slice_deps: Vec<SliceDep>,
+}
+
+impl std::fmt::Display for BisectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<String> for BisectError {
+    fn from(message: String) -> Self {
+        BisectError {
+            message,
+            slice_deps: Vec::new(),
+        }
+    }
+}
+
+impl From<BisectError> for String {
+    fn from(e: BisectError) -> String {
+        e.message
+    }
+}
+
+fn unstable(spec: &RunSpec, arms: &[String; 2], lo: u64, hi: u64) -> BisectError {
+    let (deps, errors) = crate::slicing::find(spec, arms, lo, hi);
+    let mut what: Vec<String> = deps.iter().map(|d| d.describe()).collect();
+    what.extend(errors);
+    if what.is_empty() {
+        what.push("no slice plan tried (crate::slicing::plans) tells which arm".to_string());
+    }
+    BisectError {
+        message: format!(
+            "the divergence of {} from {} did not reproduce between dispatches {lo} and {hi} when \
+             re-run with finer slices: one of the arms changes behaviour with where the run is \
+             sliced (itself a bug: invariant 2 wants every engine to stop at an exact dispatch \
+             without effect)\n{}",
+            arms[1],
+            arms[0],
+            what.join("\n")
+        ),
+        slice_deps: deps,
+    }
 }
 
 /// Narrows the window (`lo` agrees, `hi` differs) to the first differing
@@ -142,7 +178,7 @@ pub fn bisect(
     lo: u64,
     hi: u64,
     fanout: u64,
-) -> Result<Divergence, String> {
+) -> Result<Divergence, BisectError> {
     let window = (lo, hi);
     let k = fanout.max(2);
     let (mut lo, mut hi) = (lo, hi.max(lo + 1));
@@ -208,7 +244,7 @@ fn finish(
     window: (u64, u64),
     reruns: u32,
     from: Option<u64>,
-) -> Result<Divergence, String> {
+) -> Result<Divergence, BisectError> {
     let Some(lo) = from else {
         // Different from dispatch 0: nothing ran.
         let (mut a, mut b, _) = compare_now(&mut s);

@@ -34,7 +34,7 @@ pub enum Cmd {
     /// Run every program of a corpus under every arm; JSON, HTML and a
     /// Markdown summary.
     Sweep(SweepArgs),
-    /// Merge sweep shards (`--shard I/N` runs) into one report.
+    /// Merge sweep or fuzz shards (`--shard I/N` runs) into one report.
     Merge(MergeArgs),
     /// Re-run a repro file and say whether the arms still differ.
     Repro(ReproArgs),
@@ -53,7 +53,8 @@ pub struct FuzzArgs {
     pub seed: u64,
     #[arg(long, default_value_t = 100)]
     pub count: u64,
-    /// Arms, reference first (default: l1,only-naive,l0).
+    /// Arms, reference first (default: l1,only-naive,l0; `native` is every
+    /// native arm this build has, e.g. `--arms native,l1@wasm`).
     #[arg(long)]
     pub arms: Option<String>,
     /// Dispatch budget per program.
@@ -63,12 +64,15 @@ pub struct FuzzArgs {
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
     /// bytes, insns or mixed.
-    #[arg(long, default_value = "bytes")]
+    #[arg(long, default_value = "mixed")]
     pub shape: String,
     /// Run only program INDEX of the seed (re-creates one program of a run).
     #[arg(long)]
     pub index: Option<u64>,
-    /// Run programs i with i % N == K only (`K/N`).
+    /// Run programs i with i % N == K only (`K/N`). Default: from the
+    /// environment of a Slurm job array (SLURM_ARRAY_TASK_ID and
+    /// SLURM_ARRAY_TASK_COUNT) or a Kubernetes indexed Job
+    /// (JOB_COMPLETION_INDEX and ORACLE_SHARD_COUNT).
     #[arg(long)]
     pub shard: Option<String>,
     /// Programs, minimized programs and repro files go here.
@@ -81,6 +85,10 @@ pub struct FuzzArgs {
     /// Do not shrink diverging programs.
     #[arg(long)]
     pub no_shrink: bool,
+    /// Only write the programs (fS-I.com) into DIR and stop: a corpus for
+    /// `oracle sweep --corpus DIR` or `toyvm census DIR`.
+    #[arg(long)]
+    pub emit: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -138,7 +146,8 @@ pub struct SweepArgs {
     pub json: PathBuf,
     #[arg(long, default_value = "out/sweep.html")]
     pub html: PathBuf,
-    /// Run programs i with i % N == I only.
+    /// Run programs i with i % N == I only (default: from the scheduler's
+    /// environment, as for `fuzz`).
     #[arg(long)]
     pub shard: Option<String>,
     /// Programs run in parallel.
@@ -308,6 +317,14 @@ fn run_diff(a: DiffArgs) -> Result<ExitCode, String> {
                     );
                 }
                 println!("bisection failed: {e}");
+                for dep in &e.slice_deps {
+                    let window = f.map(|f| (f.last_agree, f.sample)).unwrap_or((0, 0));
+                    let pair = [arms[0].clone(), arm.clone()];
+                    let path =
+                        diff::default_slice_repro_path(&spec, &dep.arm, dep.states[0].dispatches);
+                    diff::write_slice_repro(&spec, dep, &pair, window, &path)?;
+                    println!("slice repro: {}", path.display());
+                }
             }
         }
     }
@@ -370,7 +387,14 @@ fn run_sweep(a: SweepArgs) -> Result<ExitCode, String> {
     };
     o.bisect = !a.no_bisect;
     o.fanout = a.fanout;
-    o.shard = a.shard.as_deref().map(Shard::parse).transpose()?;
+    let shard = crate::shard::ShardSel::resolve(a.shard.as_deref())?;
+    if let Some(n) = &shard.note {
+        eprintln!("{n}");
+    }
+    o.shard = shard.shard.map(|s| Shard {
+        index: s.index as usize,
+        count: s.count as usize,
+    });
     o.jobs = a.jobs.max(1);
     o.timings = !a.no_timings;
     o.frames = !a.no_frames;
@@ -393,6 +417,17 @@ fn run_sweep(a: SweepArgs) -> Result<ExitCode, String> {
 }
 
 fn run_merge(a: MergeArgs) -> Result<ExitCode, String> {
+    // Fuzz shards or sweep shards, told apart by their `format`.
+    let first = std::fs::read_to_string(&a.inputs[0])
+        .map_err(|e| format!("{}: {e}", a.inputs[0].display()))?;
+    if crate::fuzz::report::is_fuzz_report(&first) {
+        let mut parts = Vec::new();
+        for p in &a.inputs {
+            parts.push((p.display().to_string(), crate::fuzz::report::read(p)?));
+        }
+        let r = crate::fuzz::report::merge(parts)?;
+        return finish_fuzz(&r, &a.json, a.html.as_deref());
+    }
     let mut parts = Vec::new();
     for p in &a.inputs {
         parts.push((p.display().to_string(), report::read(p)?));
@@ -402,7 +437,10 @@ fn run_merge(a: MergeArgs) -> Result<ExitCode, String> {
 }
 
 fn run_repro(a: ReproArgs) -> Result<ExitCode, String> {
-    let r = repro::load(&a.file)?;
+    let r = match repro::load_any(&a.file)? {
+        repro::AnyRepro::Divergence(r) => r,
+        repro::AnyRepro::Slices(r) => return run_slice_repro(&a.file, &r),
+    };
     println!(
         "repro {}: {} against {} at dispatch {} ({})",
         a.file.display(),
@@ -439,27 +477,53 @@ fn run_repro(a: ReproArgs) -> Result<ExitCode, String> {
     }
 }
 
-fn run_fuzz(a: FuzzArgs) -> Result<ExitCode, String> {
-    let arms = match &a.arms {
-        Some(s) => arms::parse_list(s)?,
-        None => arms::parse_list("l1,only-naive,l0")?,
-    };
-    let shape: crate::fuzz::Shape = a.shape.parse()?;
-    let shard = match &a.shard {
-        None => None,
-        Some(s) => {
-            let bad = || format!("bad --shard `{s}` (expected K/N with K < N)");
-            let (k, n) = s.split_once('/').ok_or_else(bad)?;
-            let (k, n) = (
-                k.parse::<u64>().map_err(|_| bad())?,
-                n.parse::<u64>().map_err(|_| bad())?,
+fn run_slice_repro(file: &Path, r: &repro::SliceRepro) -> Result<ExitCode, String> {
+    println!(
+        "slice repro {}: {} run to dispatch {} under two slice plans ({})",
+        file.display(),
+        r.arm,
+        r.dispatch,
+        r.run.program.display()
+    );
+    println!("  plan A: {}", r.plans[0].name);
+    println!("  plan B: {}", r.plans[1].name);
+    match r.check()? {
+        repro::SliceCheck::Consistent => {
+            println!(
+                "consistent: {} ends in the same state under both plans now",
+                r.arm
             );
-            if n == 0 || k >= n {
-                return Err(bad());
-            }
-            Some((k, n))
+            Ok(ExitCode::SUCCESS)
         }
-    };
+        repro::SliceCheck::Dependent {
+            dep,
+            same_as_recorded,
+        } => {
+            println!(
+                "still slice-dependent{}:",
+                if same_as_recorded {
+                    ", exactly as recorded"
+                } else {
+                    ", not as recorded"
+                }
+            );
+            print!("{}", dep.describe());
+            Ok(ExitCode::from(EXIT_DIVERGED))
+        }
+    }
+}
+
+fn run_fuzz(a: FuzzArgs) -> Result<ExitCode, String> {
+    let arms = arm_list(&Some(
+        a.arms
+            .clone()
+            .unwrap_or_else(|| crate::fuzz::DEFAULT_ARMS.to_string()),
+    ))?;
+    let shape: crate::fuzz::Shape = a.shape.parse()?;
+    let shard = crate::shard::ShardSel::resolve(a.shard.as_deref())?;
+    if let Some(s) = &shard.note {
+        eprintln!("{s}");
+    }
     let o = crate::fuzz::FuzzOpts {
         seed: a.seed,
         count: a.count,
@@ -468,26 +532,36 @@ fn run_fuzz(a: FuzzArgs) -> Result<ExitCode, String> {
         dispatches: a.dispatches.max(1),
         jobs: a.jobs,
         index: a.index,
-        shard,
+        shard: shard.shard,
         out: a.out.clone(),
         shrink: !a.no_shrink,
     };
+    if let Some(dir) = &a.emit {
+        let n = crate::fuzz::emit(&o, dir)?;
+        println!("wrote {n} programs to {}", dir.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let todo = crate::fuzz::indices(&o).len() as u64;
     println!(
-        "oracle fuzz: seed {}, {} {:?} programs, arms {}, {} dispatches each",
+        "oracle fuzz: seed {}, {} {} programs{}, arms {}, {} dispatches each",
         a.seed,
-        a.index.map_or(a.count, |_| 1),
+        todo,
         shape,
+        match shard.shard {
+            Some(s) if a.index.is_none() =>
+                format!(" (shard {}/{} of {})", s.index, s.count, a.count),
+            _ => String::new(),
+        },
         arms.join(","),
         o.dispatches
     );
-    let pb = bar(
-        a.index.map_or(a.count, |_| 1),
-        "{bar:40} {pos}/{len} programs {elapsed} {msg}",
-    );
+    let pb = bar(todo, "{bar:40} {pos}/{len} programs {elapsed} {msg}");
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
     let r = crate::fuzz::run(&o, &|c| {
         if c.verdict != crate::fuzz::Verdict::Exact {
             pb.println(format!(
-                "#{} ({:?}, {} bytes): {:?} {}",
+                "#{} ({}, {} bytes): {:?} {}",
                 c.index, c.shape, c.len, c.verdict, c.detail
             ));
             if let Some(p) = &c.repro {
@@ -496,12 +570,25 @@ fn run_fuzz(a: FuzzArgs) -> Result<ExitCode, String> {
         }
         pb.inc(1);
     });
+    std::panic::set_hook(hook);
     pb.finish_and_clear();
     let r = r?;
-    let json = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
-    report::write_file(&a.json, &json)?;
-    report::write_file(&a.html, &crate::fuzz::html(&r))?;
-    println!("wrote {} and {}", a.json.display(), a.html.display());
+    finish_fuzz(&r, &a.json, Some(&a.html))
+}
+
+fn finish_fuzz(
+    r: &crate::fuzz::FuzzReport,
+    json: &Path,
+    html_path: Option<&Path>,
+) -> Result<ExitCode, String> {
+    report::write_file(json, &r.to_json()?)?;
+    match html_path {
+        Some(h) => {
+            report::write_file(h, &crate::fuzz::report::html(r))?;
+            println!("wrote {} and {}", json.display(), h.display());
+        }
+        None => println!("wrote {}", json.display()),
+    }
     println!("{}", r.line());
     Ok(if r.diverged + r.failed == 0 {
         ExitCode::SUCCESS

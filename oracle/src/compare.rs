@@ -142,6 +142,28 @@ pub fn lockstep(
     opts: &Options,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Lockstep, String> {
+    run_lockstep(spec, arms, opts, progress, true)
+}
+
+/// As [`lockstep`], for a caller that only needs the verdict (the fuzzer):
+/// the final states keep an empty RAM hash, and no final frame or counters
+/// are taken (hashing 16 MiB and rendering a frame per arm cost more than a
+/// short program's whole run).
+pub fn lockstep_verdict(
+    spec: &RunSpec,
+    arms: &[String],
+    opts: &Options,
+) -> Result<Lockstep, String> {
+    run_lockstep(spec, arms, opts, &mut |_| {}, false)
+}
+
+fn run_lockstep(
+    spec: &RunSpec,
+    arms: &[String],
+    opts: &Options,
+    progress: &mut dyn FnMut(u64),
+    full: bool,
+) -> Result<Lockstep, String> {
     let mut sessions = open_all(spec, arms)?;
     let n = arms.len();
     let mut diffs: Vec<Option<FirstDiff>> = vec![None; n];
@@ -149,14 +171,20 @@ pub fn lockstep(
     let mut samples = 0u64;
     let mut prev = 0u64;
     let mut t = 0u64;
-    let mut states;
+    let mut states = Vec::new();
     loop {
-        states = sessions
-            .iter_mut()
-            .map(|s| State::capture_light(s.as_mut()))
-            .collect::<Vec<_>>();
-        samples += 1;
-        for i in 1..n {
+        // A verdict-only run does not compare at dispatch 0: every arm has
+        // just booted the same machine, and any difference the boot left
+        // would still show at the next sample. (It must when nothing runs.)
+        let skip = !full && t == 0 && !sessions.iter().all(|s| s.ended());
+        if !skip {
+            states = sessions
+                .iter_mut()
+                .map(|s| State::capture_light(s.as_mut()))
+                .collect::<Vec<_>>();
+            samples += 1;
+        }
+        for i in (1..n).filter(|_| !skip) {
             if diffs[i].is_some() {
                 continue;
             }
@@ -192,8 +220,10 @@ pub fn lockstep(
             r?;
         }
     }
-    for (st, s) in states.iter_mut().zip(&sessions) {
-        st.fill_ram_hash(s.as_ref());
+    if full {
+        for (st, s) in states.iter_mut().zip(&sessions) {
+            st.fill_ram_hash(s.as_ref());
+        }
     }
     let arms_out = sessions
         .iter_mut()
@@ -204,8 +234,16 @@ pub fn lockstep(
             diff: diffs[i].take(),
             last: st,
             cpu_ns: cpu[i],
-            counters: flatten_counters(s.counters().as_ref()),
-            frame: s.frame(),
+            counters: if full {
+                flatten_counters(s.counters().as_ref())
+            } else {
+                BTreeMap::new()
+            },
+            frame: if full {
+                s.frame()
+            } else {
+                Frame::filled(0, 0, [0; 3])
+            },
         })
         .collect();
     Ok(Lockstep {

@@ -7,9 +7,10 @@
 //! compare or bisect by itself (that is [`crate::compare`] and
 //! [`crate::bisect`]).
 
-use crate::bisect::{bisect, Divergence};
+use crate::bisect::{bisect, BisectError, Divergence};
 use crate::compare::{lockstep, Lockstep, Options};
-use crate::repro::Repro;
+use crate::repro::{Repro, SliceRepro};
+use crate::slicing::SliceDep;
 use crate::spec::{Companion, RunSpec};
 use crate::state::side_by_side;
 use std::fmt::Write as _;
@@ -41,8 +42,8 @@ pub const DEFAULT_BUDGET: u64 = 20_000_000;
 pub struct DiffResult {
     pub lockstep: Lockstep,
     /// For each non-reference arm that diverged: the bisected divergence or
-    /// why bisection failed.
-    pub divergences: Vec<(String, Result<Divergence, String>)>,
+    /// why bisection failed (with the slice-dependent arms it found).
+    pub divergences: Vec<(String, Result<Divergence, BisectError>)>,
 }
 
 /// Runs the diff.
@@ -144,6 +145,33 @@ pub fn sanitize(arm: &str) -> String {
             }
         })
         .collect()
+}
+
+/// Where a diff writes the slice repro of a slice-dependent `arm` by default.
+pub fn default_slice_repro_path(spec: &RunSpec, arm: &str, d: u64) -> PathBuf {
+    let stem = spec
+        .program
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("program")
+        .to_ascii_lowercase();
+    PathBuf::from("out")
+        .join("repro")
+        .join(format!("{stem}-{}-slices-d{d}.json", sanitize(arm)))
+}
+
+/// Writes the slice repro of a slice-dependent arm found while bisecting
+/// `arms[1]` against `arms[0]` over `window`.
+pub fn write_slice_repro(
+    spec: &RunSpec,
+    dep: &SliceDep,
+    arms: &[String; 2],
+    window: (u64, u64),
+    path: &Path,
+) -> Result<SliceRepro, String> {
+    let r = SliceRepro::new(spec, dep, arms, window);
+    r.save(path)?;
+    Ok(r)
 }
 
 /// Writes the repro of a divergence.

@@ -18,6 +18,7 @@ pub mod fuzz;
 pub mod gate;
 pub mod report;
 pub mod repro;
+pub mod shard;
 pub mod slicing;
 pub mod spec;
 pub mod state;

@@ -1,21 +1,27 @@
 //! Repro files: a divergence, small enough to check in, that a regression
 //! test can load and re-run.
 //!
-//! The file (JSON, `format: "oracle-repro/1"`) holds the run (program path,
-//! arguments, companions, DOS version, budget, keys), the two arm names, the
-//! first differing dispatch, the instruction there, the common state before
-//! it and both states at it. Owns writing, loading (with clear errors for
-//! missing or corrupt files) and re-running one. It must not search for the
-//! divergence itself (that is [`crate::bisect`]).
+//! Two kinds. A divergence repro (JSON, `format: "oracle-repro/1"`) holds
+//! the run (program path, arguments, companions, DOS version, budget,
+//! keys), the two arm names, the first differing dispatch, the instruction
+//! there, the common state before it and both states at it. A slice repro
+//! (`format: "oracle-slice-repro/1"`) holds the run, one arm, two slice
+//! plans that end at the same dispatch and the arm's two different states
+//! there (an arm that breaks invariant 2 by itself). Owns writing, loading
+//! either (with clear errors for missing or corrupt files) and re-running
+//! one. It must not search for the divergence itself (that is
+//! [`crate::bisect`] and [`crate::slicing`]).
 
 use crate::bisect::Divergence;
 use crate::compare::advance;
+use crate::slicing::{self, SliceDep, SlicePlan};
 use crate::spec::RunSpec;
 use crate::state::{side_by_side, State};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 pub const FORMAT: &str = "oracle-repro/1";
+pub const SLICE_FORMAT: &str = "oracle-slice-repro/1";
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Repro {
@@ -81,18 +87,136 @@ fn resolve(p: &Path, base: Option<&Path>) -> PathBuf {
     p.to_path_buf()
 }
 
+fn portable(run: &RunSpec) -> RunSpec {
+    let mut run = run.clone();
+    run.program = relativize(&run.program);
+    for c in &mut run.companions {
+        c.program = relativize(&c.program);
+    }
+    run
+}
+
+fn save_json<T: Serialize>(v: &T, path: &Path) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let text = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
+    std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A slice-dependent arm: the same program run to the same dispatch under
+/// two slice plans ends in two states.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SliceRepro {
+    pub format: String,
+    pub run: RunSpec,
+    /// The slice-dependent arm.
+    pub arm: String,
+    /// The pair whose divergence bisection could not narrow (reference
+    /// first), and the lockstep's sample window.
+    pub found_with: [String; 2],
+    pub window: (u64, u64),
+    /// Where both plans end.
+    pub dispatch: u64,
+    /// Plan A (the lockstep's own) and plan B.
+    pub plans: [SlicePlan; 2],
+    pub fields: Vec<String>,
+    /// The arm's state at the end of plan A and of plan B.
+    pub states: [State; 2],
+}
+
+/// What re-running a slice repro found.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SliceCheck {
+    /// Both plans end in the same state now (the bug is fixed).
+    Consistent,
+    /// They still end in different states.
+    Dependent {
+        dep: SliceDep,
+        /// Whether both states are exactly the recorded ones.
+        same_as_recorded: bool,
+    },
+}
+
+impl SliceRepro {
+    pub fn new(
+        run: &RunSpec,
+        d: &SliceDep,
+        found_with: &[String; 2],
+        window: (u64, u64),
+    ) -> SliceRepro {
+        SliceRepro {
+            format: SLICE_FORMAT.into(),
+            run: portable(run),
+            arm: d.arm.clone(),
+            found_with: found_with.clone(),
+            window,
+            dispatch: d.states[0].dispatches,
+            plans: d.plans.clone(),
+            fields: d.fields.clone(),
+            states: d.states.clone(),
+        }
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        save_json(self, path)
+    }
+
+    /// Re-runs the arm from scratch under both plans and compares it with
+    /// itself.
+    pub fn check(&self) -> Result<SliceCheck, String> {
+        match slicing::compare_plans(&self.run, &self.arm, &self.plans[0], &self.plans[1])? {
+            None => Ok(SliceCheck::Consistent),
+            Some(dep) => {
+                let same = dep.states == self.states;
+                Ok(SliceCheck::Dependent {
+                    dep,
+                    same_as_recorded: same,
+                })
+            }
+        }
+    }
+}
+
+/// Either kind of repro file.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnyRepro {
+    Divergence(Repro),
+    Slices(SliceRepro),
+}
+
+/// Loads a repro file of either kind (told apart by `format`).
+pub fn load_any(path: impl AsRef<Path>) -> Result<AnyRepro, String> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    #[derive(Deserialize)]
+    struct F {
+        format: String,
+    }
+    let f: F = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not an oracle repro file: {e}", path.display()))?;
+    if f.format != SLICE_FORMAT {
+        return load(path).map(AnyRepro::Divergence);
+    }
+    let mut r: SliceRepro = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not an oracle slice repro file: {e}", path.display()))?;
+    let base = path.parent();
+    r.run.program = resolve(&r.run.program, base);
+    for c in &mut r.run.companions {
+        c.program = resolve(&c.program, base);
+    }
+    Ok(AnyRepro::Slices(r))
+}
+
 impl Repro {
     /// The repro of a divergence found on `run`. Program paths inside the
     /// workspace are stored relative to it, so the file is portable.
     pub fn new(run: &RunSpec, d: &Divergence) -> Repro {
-        let mut run = run.clone();
-        run.program = relativize(&run.program);
-        for c in &mut run.companions {
-            c.program = relativize(&c.program);
-        }
         Repro {
             format: FORMAT.into(),
-            run,
+            run: portable(run),
             arms: d.arms.clone(),
             dispatch: d.dispatch,
             instruction: d.instruction.as_ref().map(|i| i.line()).unwrap_or_default(),
@@ -104,11 +228,7 @@ impl Repro {
 
     /// Writes the file (pretty JSON, trailing newline).
     pub fn save(&self, path: &Path) -> Result<(), String> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        }
-        let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
-        std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
+        save_json(self, path)
     }
 
     /// Re-runs both arms from scratch to the recorded dispatch and compares

@@ -6,16 +6,57 @@
 //! whichever slices it ran in. When bisection cannot reproduce a divergence
 //! with finer slices, one arm breaks that; this module finds which one by
 //! running each arm alone from scratch under several plans that all end at
-//! `hi` and comparing the arm with itself. Owns the plans and that check; it
-//! must not compare two different arms (that is [`crate::compare`]) nor
-//! print or write files.
+//! `hi` and comparing the arm with itself. Owns the plans, that check and
+//! its record ([`SliceDep`]: the two plans and the two states), and
+//! re-running a pair of plans (what a slice repro file does). It must not
+//! compare two different arms (that is [`crate::compare`]) nor print or
+//! write files.
 
 use crate::compare::advance;
 use crate::spec::RunSpec;
 use crate::state::{same_ram, side_by_side, State};
+use serde::{Deserialize, Serialize};
 
 /// A plan: the slice ends (ascending, the last one is the target).
 pub type Plan = Vec<u64>;
+
+/// A named plan.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlicePlan {
+    pub name: String,
+    pub ends: Plan,
+}
+
+/// An arm that ends in different states at the same dispatch under two
+/// slice plans.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SliceDep {
+    pub arm: String,
+    /// Plan A (the lockstep's own) and plan B.
+    pub plans: [SlicePlan; 2],
+    /// The fields that differ.
+    pub fields: Vec<String>,
+    /// The arm's state at the end of plan A and of plan B.
+    pub states: [State; 2],
+}
+
+impl SliceDep {
+    /// The report: the arm named, both plans, both states side by side.
+    pub fn describe(&self) -> String {
+        let hi = self.states[0].dispatches;
+        let a = format!("{}: {}", self.arm, self.plans[0].name);
+        let b = format!("{}: {}", self.arm, self.plans[1].name);
+        format!(
+            "{} is slice-dependent: the same program run to dispatch {hi} under two \
+             slice plans ends in different states ({})\n  plan A: {}\n  plan B: {}\n{}",
+            self.arm,
+            self.fields.join(", "),
+            self.plans[0].name,
+            self.plans[1].name,
+            side_by_side(&[&a, &b], &[&self.states[0], &self.states[1]])
+        )
+    }
+}
 
 /// The plans tried for the window `(lo, hi)`: the lockstep's own (`lo`, then
 /// `hi` in one slice) against straight from 0, a last single dispatch, the
@@ -47,43 +88,68 @@ pub fn plans(lo: u64, hi: u64) -> Vec<(String, Plan)> {
     v
 }
 
-/// Why `arm` is slice-dependent, with the two plans side by side, or `None`
-/// when every plan gives it the same state at the end.
-pub fn check_arm(spec: &RunSpec, arm: &str, lo: u64, hi: u64) -> Result<Option<String>, String> {
-    let ps = plans(lo, hi);
-    let mut base = spec.open(arm)?;
-    for &t in &ps[0].1 {
-        advance(base.as_mut(), arm, t)?;
+/// Runs `arm` from scratch along `plan`; its state at the end and the run.
+fn run_plan(
+    spec: &RunSpec,
+    arm: &str,
+    plan: &[u64],
+) -> Result<(State, Box<dyn crate::arm_run::ArmRun>), String> {
+    let mut s = spec.open(arm)?;
+    for &t in plan {
+        advance(s.as_mut(), arm, t)?;
     }
-    let mut want = State::capture_light(base.as_mut());
-    for (name, plan) in &ps[1..] {
-        let mut s = spec.open(arm)?;
-        for &t in plan {
-            advance(s.as_mut(), arm, t)?;
-        }
-        let mut got = State::capture_light(s.as_mut());
-        if got != want || !same_ram(base.as_ref(), s.as_ref()) {
-            want.fill_ram_hash(base.as_ref());
-            got.fill_ram_hash(s.as_ref());
-            let a = format!("{arm}: {}", ps[0].0);
-            let b = format!("{arm}: {name}");
-            return Ok(Some(format!(
-                "{arm} is slice-dependent: the same program run to dispatch {hi} under two \
-                 slice plans ends in different states\n  plan A: {}\n  plan B: {name}\n{}",
-                ps[0].0,
-                side_by_side(&[&a, &b], &[&want, &got])
-            )));
+    Ok((State::capture_light(s.as_mut()), s))
+}
+
+/// Runs `arm` under two plans and compares it with itself: `Some` with
+/// both states when they differ.
+pub fn compare_plans(
+    spec: &RunSpec,
+    arm: &str,
+    a: &SlicePlan,
+    b: &SlicePlan,
+) -> Result<Option<SliceDep>, String> {
+    let (mut want, ra) = run_plan(spec, arm, &a.ends)?;
+    let (mut got, rb) = run_plan(spec, arm, &b.ends)?;
+    if got == want && same_ram(ra.as_ref(), rb.as_ref()) {
+        return Ok(None);
+    }
+    want.fill_ram_hash(ra.as_ref());
+    got.fill_ram_hash(rb.as_ref());
+    Ok(Some(SliceDep {
+        arm: arm.to_string(),
+        plans: [a.clone(), b.clone()],
+        fields: want.differences(&got),
+        states: [want, got],
+    }))
+}
+
+/// Whether `arm` is slice-dependent over `(lo, hi)`: the first plan that
+/// ends it in a different state than the lockstep's own plan.
+pub fn check_arm(spec: &RunSpec, arm: &str, lo: u64, hi: u64) -> Result<Option<SliceDep>, String> {
+    let ps: Vec<SlicePlan> = plans(lo, hi)
+        .into_iter()
+        .map(|(name, ends)| SlicePlan { name, ends })
+        .collect();
+    for b in &ps[1..] {
+        if let Some(d) = compare_plans(spec, arm, &ps[0], b)? {
+            return Ok(Some(d));
         }
     }
     Ok(None)
 }
 
-/// The slice-dependent arms of `arms` over `(lo, hi)`, each with its report.
-pub fn find(spec: &RunSpec, arms: &[String; 2], lo: u64, hi: u64) -> Vec<String> {
-    arms.iter()
-        .filter_map(|a| match check_arm(spec, a, lo, hi) {
-            Ok(r) => r,
-            Err(e) => Some(format!("{a}: slice-plan check failed: {e}")),
-        })
-        .collect()
+/// The slice-dependent arms of `arms` over `(lo, hi)`, and the arms whose
+/// check itself failed (with why).
+pub fn find(spec: &RunSpec, arms: &[String; 2], lo: u64, hi: u64) -> (Vec<SliceDep>, Vec<String>) {
+    let mut deps = Vec::new();
+    let mut errors = Vec::new();
+    for a in arms {
+        match check_arm(spec, a, lo, hi) {
+            Ok(Some(d)) => deps.push(d),
+            Ok(None) => {}
+            Err(e) => errors.push(format!("{a}: slice-plan check failed: {e}")),
+        }
+    }
+    (deps, errors)
 }

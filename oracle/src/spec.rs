@@ -166,7 +166,7 @@ impl RunSpec {
             Session::with_engine(&cfg, engine.take().expect("engine"))
         }));
         match r {
-            Ok(s) => s,
+            Ok(s) => s.inspect(|s| advise_huge(s.machine.mem.ram())),
             Err(p) => Err(format!(
                 "{}: toyvm panicked while booting (a toyvm bug): {}",
                 self.program.display(),
@@ -174,6 +174,29 @@ impl RunSpec {
             )),
         }
     }
+}
+
+/// Asks the kernel for transparent huge pages over a session's guest RAM.
+/// The oracle compares 16 MiB of RAM per arm at every sample; most of it is
+/// never touched, and with 4 KiB pages the first compare takes one page
+/// fault per page (4,096 per arm); with huge pages, eight. Advice only:
+/// contents and results are unchanged.
+fn advise_huge(ram: &[u8]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = (ram.as_ptr() as usize).next_multiple_of(HUGE);
+        let end = (ram.as_ptr() as usize + ram.len()) & !(HUGE - 1);
+        if end > start {
+            // SAFETY: advice over a range inside a live allocation; it
+            // changes neither its contents nor its mapping's validity.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = ram;
 }
 
 /// The message of a caught panic.

@@ -295,7 +295,24 @@ fn run_program_inner(
                         }
                         ad.first = Some(dv);
                     }
-                    Err(e) => ad.bisect_error = Some(e),
+                    Err(e) => {
+                        // A slice-dependent arm: its own repro (two plans).
+                        if let (Some(dir), Some(dep)) = (&o.repro_dir, e.slice_deps.first()) {
+                            let path = dir.join(format!(
+                                "{}-{}-slices-d{}.json",
+                                sanitize(&p.name),
+                                sanitize(&dep.arm),
+                                dep.states[0].dispatches
+                            ));
+                            let window = (d.last_agree, d.sample);
+                            if crate::diff::write_slice_repro(&spec, dep, &pair, window, &path)
+                                .is_ok()
+                            {
+                                ad.repro = Some(path.display().to_string());
+                            }
+                        }
+                        ad.bisect_error = Some(e.message)
+                    }
                 }
             }
             ad

@@ -156,7 +156,8 @@ fn slicing_dependent_arm_is_reported_not_guessed() {
         frame_edges: false,
         run_to_end: false,
     };
-    let r = diff(&spec, &arms("l0,l0+slicedep@300000"), &o, 2, &mut |_| {}).unwrap();
+    let pair = arms("l0,l0+slicedep@300000");
+    let r = diff(&spec, &pair, &o, 2, &mut |_| {}).unwrap();
     let f = r.lockstep.arms[1]
         .diff
         .as_ref()
@@ -164,7 +165,8 @@ fn slicing_dependent_arm_is_reported_not_guessed() {
     assert_eq!((f.last_agree, f.sample), (200_000, 300_000));
     assert_eq!(f.fields, vec!["flags"]);
     assert_eq!(f.reference.flags ^ f.arm.flags, 0x400);
-    let e = r.divergences[0].1.as_ref().unwrap_err();
+    let err = r.divergences[0].1.as_ref().unwrap_err();
+    let e = err.to_string();
     assert!(e.contains("did not reproduce"), "{e}");
     assert!(e.contains("where the run is sliced"), "{e}");
     // The slice-plan check names the arm and shows both plans.
@@ -175,6 +177,61 @@ fn slicing_dependent_arm_is_reported_not_guessed() {
         "{e}"
     );
     assert!(e.contains("plan B: straight to 300000"), "{e}");
+    // ... and hands over the record: one slice-dependent arm, its two plans
+    // and two states at dispatch 300000, differing in DF only.
+    assert_eq!(err.slice_deps.len(), 1);
+    let dep = &err.slice_deps[0];
+    assert_eq!(dep.arm, "l0+slicedep@300000");
+    assert_eq!(dep.plans[0].ends, vec![299_999, 300_000]);
+    assert_eq!(dep.plans[1].ends, vec![300_000]);
+    assert_eq!(dep.fields, vec!["flags"]);
+    assert_eq!(dep.states[0].dispatches, 300_000);
+    assert_eq!(dep.states[0].flags ^ dep.states[1].flags, 0x400);
+
+    // The slice repro file re-runs the two plans and gives the verdict.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("slices.json");
+    let pair2 = [pair[0].clone(), pair[1].clone()];
+    oracle::diff::write_slice_repro(&spec, dep, &pair2, (200_000, 300_000), &path).unwrap();
+    let loaded = match repro::load_any(&path).unwrap() {
+        repro::AnyRepro::Slices(s) => s,
+        other => panic!("not a slice repro: {other:?}"),
+    };
+    assert_eq!(loaded.format, repro::SLICE_FORMAT);
+    assert_eq!(
+        (loaded.dispatch, loaded.window),
+        (300_000, (200_000, 300_000))
+    );
+    match loaded.check().unwrap() {
+        repro::SliceCheck::Dependent {
+            dep: again,
+            same_as_recorded,
+        } => {
+            assert!(same_as_recorded);
+            assert_eq!(again.fields, vec!["flags"]);
+        }
+        c => panic!("the slicedep arm is consistent? {c:?}"),
+    }
+    // The same plans on the healthy arm: consistent.
+    let mut healthy = loaded.clone();
+    healthy.arm = "l0".into();
+    assert_eq!(healthy.check().unwrap(), repro::SliceCheck::Consistent);
+    // `oracle repro` says so too, with the exit status of a divergence.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(["repro", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("still slice-dependent, exactly as recorded"),
+        "{text}"
+    );
+    assert!(
+        text.contains("plan A: to 299999, then to 300000 in one slice"),
+        "{text}"
+    );
+    assert!(text.contains("plan B: straight to 300000"), "{text}");
 }
 
 #[test]

@@ -239,6 +239,12 @@ fn cli_bad_input_gives_clear_errors_not_panics() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::write(d.join("corrupt.json"), "{\"format\": \"oracle-sweep/2\", ").unwrap();
+    std::fs::write(
+        d.join("fuzzshard.json"),
+        r#"{"format":"oracle-fuzz/2","seed":1,"count":2,"shape":"mixed","arms":["l1","l0"],
+            "dispatches":10,"shard":{"index":0,"count":2},"exact":1,"diverged":0,"failed":0,"cases":[]}"#,
+    )
+    .unwrap();
     let cases: &[(&[&str], &str)] = &[
         (
             &["diff", "NOSUCH.COM", "--arms", "l0,l0"],
@@ -267,6 +273,26 @@ fn cli_bad_input_gives_clear_errors_not_panics() {
         ),
         (&["merge", "absent.json", "--json", "m.json"], "absent.json"),
         (&["repro", "corrupt.json"], "not an oracle repro file"),
+        (
+            &["fuzz", "--shard", "4/4", "--count", "1"],
+            "need 0 <= I < N",
+        ),
+        (
+            &["fuzz", "--shape", "words", "--count", "1"],
+            "unknown shape `words`",
+        ),
+        (
+            &["fuzz", "--arms", "l1", "--count", "1"],
+            "at least two arms",
+        ),
+        (
+            &["fuzz", "--arms", "l1,warp", "--count", "1"],
+            "unknown or not yet built arm `warp`",
+        ),
+        (
+            &["merge", "fuzzshard.json", "--json", "m.json"],
+            "shard 1/2 is missing",
+        ),
     ];
     for (args, want) in cases {
         let out = oracle_cmd().args(*args).current_dir(d).output().unwrap();

@@ -107,7 +107,11 @@ pub fn lower_region<M: MachineModel>(
     let mut total = 0usize;
     let mut head_stop = None;
     let stops_of = |leaders: &BTreeSet<u32>| -> Vec<u32> {
-        let mut s: Vec<u32> = leaders.iter().copied().chain(heads.iter().copied()).collect();
+        let mut s: Vec<u32> = leaders
+            .iter()
+            .copied()
+            .chain(heads.iter().copied())
+            .collect();
         s.sort_unstable();
         s.dedup();
         s
@@ -236,7 +240,14 @@ fn splice<M: MachineModel>(
                     t: BlockId(t.0 + base),
                     f: BlockId(f.0 + base),
                 },
-                Term::BrCmp { op, w, a, b: bb, t, f } => Term::BrCmp {
+                Term::BrCmp {
+                    op,
+                    w,
+                    a,
+                    b: bb,
+                    t,
+                    f,
+                } => Term::BrCmp {
                     op,
                     w,
                     a,
@@ -269,7 +280,9 @@ fn splice<M: MachineModel>(
         }
         if at != ip {
             // Only the head counts entries.
-            blocks[base as usize].ops.retain(|o| !matches!(o, Op::Count));
+            blocks[base as usize]
+                .ops
+                .retain(|o| !matches!(o, Op::Count));
         }
         if first.is_none() {
             first = Some(p);

@@ -819,9 +819,19 @@ pub fn gen_program(r: &mut Rng, key: u64, opts: &GenOptions) -> Program {
                 // A compare-and-branch (flag forwarding's fused form).
                 let w = r.pick(&[Width::W8, Width::W16, Width::W32]);
                 Term::BrArith {
-                    op: r.pick(&[ArithOp::Sub, ArithOp::And, ArithOp::Dec, ArithOp::Inc, ArithOp::Add]),
+                    op: r.pick(&[
+                        ArithOp::Sub,
+                        ArithOp::And,
+                        ArithOp::Dec,
+                        ArithOp::Inc,
+                        ArithOp::Add,
+                    ]),
                     w,
-                    dst: if r.chance(1, 2) { Some(gen_dst(r, w)).filter(|d| d.v.0 < GEN_GUEST) } else { None },
+                    dst: if r.chance(1, 2) {
+                        Some(gen_dst(r, w)).filter(|d| d.v.0 < GEN_GUEST)
+                    } else {
+                        None
+                    },
                     a: gen_src(r, w),
                     b: gen_src(r, w),
                     cc,

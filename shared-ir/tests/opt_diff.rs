@@ -69,7 +69,10 @@ fn check_all(p: &Program, seed: u64, budget: u64) {
         // the budget it exits before anything ran, which is exact (a finer
         // engine runs the tail; shared-ir/tests/region_diff.rs continues
         // such exits instruction by instruction and compares the end).
-        if set.contains(Pass::Clock) && got == at_entry && got.starts_with("exit Exit { reason: Budget") {
+        if set.contains(Pass::Clock)
+            && got == at_entry
+            && got.starts_with("exit Exit { reason: Budget")
+        {
             continue;
         }
         assert_eq!(
@@ -182,7 +185,10 @@ fn pass_set_parsing() {
         ),
         ("baseline.~dce", Ok(b.without(Pass::Dce))),
         ("baseline,calls,clock", Ok(PassSet::named("all").unwrap())),
-        ("region.flagfwd.merge", Ok(PassSet::of(&[Pass::Region, Pass::FlagFwd, Pass::Merge]))),
+        (
+            "region.flagfwd.merge",
+            Ok(PassSet::of(&[Pass::Region, Pass::FlagFwd, Pass::Merge])),
+        ),
         ("all,~all", Ok(PassSet::NAIVE)),
         ("bogus", Err(())),
         ("", Err(())),

@@ -15,11 +15,11 @@
 //! must be identical.
 
 use proptest::prelude::*;
+use shared_ir::exit::ExitReason;
 use shared_ir::ir::{verify::verify, Program};
 use shared_ir::lower::{lower_line, LowerOpts};
 use shared_ir::machine::{MachineModel, RealMode16};
 use shared_ir::opt::{optimize_checked, PassSet, NAMED_SETS};
-use shared_ir::exit::ExitReason;
 use shared_ir::refinterp::{run_chain, run_program, RefState};
 use shared_ir::region::{lower_region, RegionLimits};
 use shared_ir::testkit::{gen_state, FakeMachine, Rng};
@@ -153,7 +153,14 @@ fn check(bytes: &[u8], seeds: &[u64], budgets: std::ops::Range<u64>) -> usize {
         let Some(reg) = region(bytes, limits) else {
             continue;
         };
-        if reg.code.len() > 1 || reg.blocks.iter().filter(|b| matches!(b.ops.first(), Some(shared_ir::ir::Op::ClockCheck { .. }))).count() > 1 {
+        if reg.code.len() > 1
+            || reg
+                .blocks
+                .iter()
+                .filter(|b| matches!(b.ops.first(), Some(shared_ir::ir::Op::ClockCheck { .. })))
+                .count()
+                > 1
+        {
             wide += 1;
         }
         for (name, ps) in NAMED_SETS {
@@ -182,7 +189,10 @@ fn check(bytes: &[u8], seeds: &[u64], budgets: std::ops::Range<u64>) -> usize {
 fn case_table_regions_run_as_their_lines() {
     const CASES: &[(&str, &[u8])] = &[
         // l: add ax,[si+4]; inc si; dec cx; jnz l; ret
-        ("loop at the head", &[0x03, 0x44, 0x04, 0x46, 0x49, 0x75, 0xF9, 0xC3]),
+        (
+            "loop at the head",
+            &[0x03, 0x44, 0x04, 0x46, 0x49, 0x75, 0xF9, 0xC3],
+        ),
         // mov cx,5; l: add ax,cx; dec cx; jnz l; ret  (header inside line 1)
         (
             "header inside the first line",
@@ -198,12 +208,20 @@ fn case_table_regions_run_as_their_lines() {
         // l: mov di,[bx]; rep stosb; add bx,2; dec dx; jnz l; ret
         (
             "rep inside a loop",
-            &[0x8B, 0x3F, 0xF3, 0xAA, 0x83, 0xC3, 0x02, 0x4A, 0x75, 0xF6, 0xC3],
+            &[
+                0x8B, 0x3F, 0xF3, 0xAA, 0x83, 0xC3, 0x02, 0x4A, 0x75, 0xF6, 0xC3,
+            ],
         ),
         // jmp r; r: rep movsw; l: loop l; ret
-        ("rep at a line head", &[0xEB, 0x00, 0xF3, 0xA5, 0xE2, 0xFE, 0xC3]),
+        (
+            "rep at a line head",
+            &[0xEB, 0x00, 0xF3, 0xA5, 0xE2, 0xFE, 0xC3],
+        ),
         // l: in al,dx; test al,8; jz l; ret (a poll: stays its own program)
-        ("self loop", &[0xEB, 0x00, 0xEC, 0xA8, 0x08, 0x74, 0xFB, 0xC3]),
+        (
+            "self loop",
+            &[0xEB, 0x00, 0xEC, 0xA8, 0x08, 0x74, 0xFB, 0xC3],
+        ),
         // call f; inc ax; ret; f: add ax,bx; ret
         ("call", &[0xE8, 0x02, 0x00, 0x40, 0xC3, 0x01, 0xD8, 0xC3]),
         // l: mov [bx],al; inc bx; dec cx; jnz l; jmp 0x7100-ish  (stores)
@@ -214,7 +232,9 @@ fn case_table_regions_run_as_their_lines() {
         // mov ax,1; jmp m; nop; m: add ax,ax; jnc m2; m2: jmp back into line 1
         (
             "jumps into the middle",
-            &[0xB8, 0x01, 0x00, 0xEB, 0x01, 0x90, 0x01, 0xC0, 0x73, 0x00, 0xEB, 0xF7],
+            &[
+                0xB8, 0x01, 0x00, 0xEB, 0x01, 0x90, 0x01, 0xC0, 0x73, 0x00, 0xEB, 0xF7,
+            ],
         ),
         // popf; jmp n; n: sti; nop; cli; ret  (owed stops, shadow)
         ("popf and sti", &[0x9D, 0xEB, 0x00, 0xFB, 0x90, 0xFA, 0xC3]),

@@ -28,12 +28,67 @@ pub trait EngineBus: Bus {
     /// or ROM whose reads have no side effects (not a device window).
     fn code_cacheable(&self, start: u32, end: u32) -> bool;
 
+    /// Whether physical bytes `[start, end)` lie in a device window whose
+    /// code an engine may still cache, under these promises: a read's value
+    /// is [`EngineBus::peek8`]'s (a pure function of device state); a
+    /// read's only other effect is a state change that reading the *last*
+    /// byte of a sequence reproduces (the VGA's latches: fetching 15 bytes
+    /// leaves what reading the last of them leaves); and what reads return
+    /// changes only through stores into such a window, port writes
+    /// [`EngineBus::port_changes_device_code`] flags, or host code. The
+    /// engine then replays the fetch's effect before each such instruction
+    /// and drops that code on any of those changes. `false` (the default):
+    /// no such promise, code there runs uncached.
+    #[inline(always)]
+    fn code_device(&self, _start: u32, _end: u32) -> bool {
+        false
+    }
+
+    /// What a CPU read of `addr` returns, without its side effects (for
+    /// compiling and verifying device code). Only called where
+    /// `code_cacheable` or `code_device` holds.
+    fn peek8(&mut self, addr: u32) -> u8 {
+        self.read8(addr)
+    }
+
+    /// Whether a write to `port` may change what reads of a
+    /// [`EngineBus::code_device`] window return (mapping or read-mode
+    /// registers). `true` unless the bus knows better.
+    fn port_changes_device_code(&self, _port: u16) -> bool {
+        true
+    }
+
     /// Declares that compiled code derives from physical bytes
     /// `[start, end)`: from now on, writes into them that do not go through
     /// the engine's own stores (host services, loaders, DMA, bulk copies) must
     /// be reported by [`EngineBus::take_code_writes`]. A bus may track at a
     /// coarser granularity and report more.
     fn mark_code(&mut self, start: u32, end: u32);
+
+    /// `true` while an engine whose store monitor sees every guest store
+    /// runs (L1's `Tracked`): writes through the bus need not be logged for
+    /// [`EngineBus::take_code_writes`] then (the engine discards that part
+    /// of the log anyway). `false` when it hands back. A bus may ignore it.
+    fn monitor_stores(&mut self, _on: bool) {}
+
+    /// Whether the session would deliver an interrupt at the next
+    /// instruction boundary if IF were 1 and no shadow applied (a request
+    /// is pending). `true` (the default) when the bus cannot tell: the
+    /// engine then returns after every instruction that sets IF or opens a
+    /// shadow, which is always exact.
+    fn interrupt_requested(&mut self) -> bool {
+        true
+    }
+
+    /// A generation that moves whenever memory may have been written
+    /// without going through [`EngineBus::take_code_writes`]'s log (bulk
+    /// copies, program loads, DMA, EMS maps). An engine that sees it
+    /// unchanged across host code knows the log holds every write the host
+    /// made into code. `None` (the default): the bus cannot tell, assume it
+    /// moved.
+    fn unlogged_generation(&self) -> Option<u64> {
+        None
+    }
 
     /// The engine dropped all its code: forget every mark.
     fn clear_code_marks(&mut self);

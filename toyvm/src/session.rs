@@ -85,6 +85,18 @@ impl Engine for L0 {
     }
 }
 
+/// Every arm [`engine`] builds, the reference first: what `oracle fuzz
+/// --arms native` runs. A new arm is one more name here.
+pub const ARMS: &[&str] = &[
+    "l1",
+    "l0",
+    "only-naive",
+    "only-baseline",
+    "only-all",
+    "only-t2",
+    "jit",
+];
+
 /// The arms this build knows.
 pub fn engine(arm: &str) -> Result<Box<dyn Engine>, String> {
     match arm {

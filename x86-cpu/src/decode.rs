@@ -12,6 +12,7 @@
 use super::ea::{Ea, NO_REG};
 use super::exec::{alu, control, data, system};
 use super::op::{Handler, Op, Opnd, Rep};
+use super::select;
 use super::string;
 use crate::bus::{Bus, Width};
 use crate::{Cpu, Isa};
@@ -400,27 +401,42 @@ fn set<B>(op: &mut Op<B>, h: Handler<B>, sub: u8) -> bool {
 fn build_alu<B: Bus>(ins: &Instruction, m: M, op: &mut Op<B>) -> bool {
     operands(ins, op);
     match m {
-        M::Add => set(op, alu::h_alu::<B>, 0),
-        M::Or => set(op, alu::h_alu::<B>, 1),
-        M::Adc => set(op, alu::h_alu::<B>, 2),
-        M::Sbb => set(op, alu::h_alu::<B>, 3),
-        M::And => set(op, alu::h_alu::<B>, 4),
-        M::Sub => set(op, alu::h_alu::<B>, 5),
-        M::Xor => set(op, alu::h_alu::<B>, 6),
-        M::Cmp => set(op, alu::h_alu::<B>, 7),
-        M::Test => set(op, alu::h_test::<B>, 0),
-        M::Not => set(op, alu::h_unary::<B>, 0),
-        M::Neg => set(op, alu::h_unary::<B>, 1),
-        M::Inc => set(op, alu::h_unary::<B>, 2),
-        M::Dec => set(op, alu::h_unary::<B>, 3),
-        M::Rol => set(op, alu::h_shift::<B>, 0),
-        M::Ror => set(op, alu::h_shift::<B>, 1),
-        M::Rcl => set(op, alu::h_shift::<B>, 2),
-        M::Rcr => set(op, alu::h_shift::<B>, 3),
-        M::Shl => set(op, alu::h_shift::<B>, 4),
-        M::Shr => set(op, alu::h_shift::<B>, 5),
-        M::Sal => set(op, alu::h_shift::<B>, 6),
-        M::Sar => set(op, alu::h_shift::<B>, 7),
+        M::Add | M::Or | M::Adc | M::Sbb | M::And | M::Sub | M::Xor | M::Cmp => {
+            let sub = match m {
+                M::Add => 0,
+                M::Or => 1,
+                M::Adc => 2,
+                M::Sbb => 3,
+                M::And => 4,
+                M::Sub => 5,
+                M::Xor => 6,
+                _ => 7,
+            };
+            set(op, select::alu::<B>(sub, op.dst, op.src), sub)
+        }
+        M::Test => set(op, select::test::<B>(op.dst, op.src), 0),
+        M::Not | M::Neg | M::Inc | M::Dec => {
+            let sub = match m {
+                M::Not => 0,
+                M::Neg => 1,
+                M::Inc => 2,
+                _ => 3,
+            };
+            set(op, select::unary::<B>(sub, op.dst), sub)
+        }
+        M::Rol | M::Ror | M::Rcl | M::Rcr | M::Shl | M::Shr | M::Sal | M::Sar => {
+            let sub = match m {
+                M::Rol => 0,
+                M::Ror => 1,
+                M::Rcl => 2,
+                M::Rcr => 3,
+                M::Shl => 4,
+                M::Shr => 5,
+                M::Sal => 6,
+                _ => 7,
+            };
+            set(op, select::shift::<B>(op.dst, op.src), sub)
+        }
         M::Shld => set(op, alu::h_shxd::<B>, 0),
         M::Shrd => set(op, alu::h_shxd::<B>, 1),
         M::Mul => set(op, alu::h_muldiv::<B>, 0),
@@ -485,12 +501,12 @@ fn build_data<B: Bus>(ins: &Instruction, m: M, op: &mut Op<B>) -> bool {
     let stack_w = if op.o32 { Width::W32 } else { Width::W16 };
     match m {
         M::Mov => build_mov(ins, op),
-        M::Movzx => set(op, data::h_movx::<B>, 0),
-        M::Movsx => set(op, data::h_movx::<B>, 1),
+        M::Movzx => set(op, select::movx::<B>(op.dst, op.src), 0),
+        M::Movsx => set(op, select::movx::<B>(op.dst, op.src), 1),
         M::Xchg => set(op, data::h_xchg::<B>, 0),
         M::Nop => matches!(ins.code(), Code::Nopw | Code::Nopd) && set(op, data::h_nop::<B>, 0),
         M::Pause => set(op, data::h_nop::<B>, 0),
-        M::Lea => set(op, data::h_lea::<B>, 0),
+        M::Lea => set(op, select::lea::<B>(op.dst), 0),
         M::Les | M::Lds | M::Lss | M::Lfs | M::Lgs => {
             let s = match m {
                 M::Les => 0,
@@ -511,9 +527,9 @@ fn build_data<B: Bus>(ins: &Instruction, m: M, op: &mut Op<B>) -> bool {
                 op.imm = ins.immediate(0) as u32 & stack_w.mask();
             }
             if m == M::Push {
-                set(op, data::h_push::<B>, 0)
+                set(op, select::push::<B>(op.dst), 0)
             } else {
-                set(op, data::h_pop::<B>, 0)
+                set(op, select::pop::<B>(op.dst), 0)
             }
         }
         M::Pusha | M::Pushad => set(op, data::h_pusha::<B>, 0),
@@ -556,7 +572,7 @@ fn build_mov<B: Bus>(ins: &Instruction, op: &mut Op<B>) -> bool {
     if r0.is_tr() || r1.is_tr() {
         return set(op, system::h_stop::<B>, 2);
     }
-    set(op, data::h_mov::<B>, 0)
+    set(op, select::mov::<B>(op.dst, op.src), 0)
 }
 
 fn build_control<B: Bus>(ins: &Instruction, p: Prefixes, m: M, op: &mut Op<B>) -> bool {
@@ -579,7 +595,8 @@ fn build_control<B: Bus>(ins: &Instruction, p: Prefixes, m: M, op: &mut Op<B>) -
     }
     if ins.is_jcc_short_or_near() {
         op.imm = rel_disp(ins);
-        return set(op, control::h_jcc::<B>, cc(ins));
+        let c = cc(ins);
+        return set(op, select::jcc::<B>(c), c);
     }
     match m {
         M::Jmp => {

@@ -17,6 +17,8 @@ pub mod fpu;
 pub mod interrupt;
 pub mod l0;
 pub mod op;
+pub mod select;
+pub mod shape;
 pub mod string;
 pub mod user;
 

@@ -10,9 +10,10 @@
 use super::ea::{self, Ea};
 use super::{Cpu, Exception};
 use crate::bus::{Bus, Width};
+use crate::shape::{self, Shape};
 
 /// What a handler tells the engine after it ran.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flow {
     /// Retired normally: the engine moves IP past the instruction.
     Next,
@@ -25,7 +26,20 @@ pub enum Flow {
     /// The host-service instruction retired (IP moves past it).
     HostCall(u16),
     /// The instruction cannot be expressed: nothing changes, the run stops.
-    Stop(String),
+    /// The payload indexes [`crate::exec::system::STOP_MESSAGES`] (an index,
+    /// not a `String`, so that `Result<Flow, Exception>` fits in a register:
+    /// every handler returns one).
+    Stop(u8),
+}
+
+impl Flow {
+    /// The message of a [`Flow::Stop`] code.
+    pub fn stop_message(code: u8) -> &'static str {
+        crate::exec::system::STOP_MESSAGES
+            .get(code as usize)
+            .copied()
+            .unwrap_or("unsupported instruction")
+    }
 }
 
 /// A handler: one instruction family's semantics, generic over the bus.
@@ -48,6 +62,15 @@ pub enum Opnd {
 }
 
 impl Opnd {
+    /// The register index of a general-register operand (0 otherwise).
+    #[inline(always)]
+    pub fn reg(self) -> u8 {
+        match self {
+            Opnd::R8(i) | Opnd::R16(i) | Opnd::R32(i) => i,
+            _ => 0,
+        }
+    }
+
     /// Access width (W16 for segment registers and immediates' callers decide).
     #[inline(always)]
     pub fn width(self) -> Width {
@@ -143,6 +166,39 @@ impl<B: Bus> Op<B> {
     #[inline(always)]
     pub fn read(&self, cpu: &Cpu, bus: &mut B, o: Opnd) -> Result<u32, Exception> {
         Ok(get(cpu, bus, self.loc(cpu, o)?))
+    }
+
+    /// [`Op::loc`] for an operand whose shape `S` is known when the handler
+    /// instance is chosen (`select`): the match on the operand kind folds
+    /// away. `S` must be [`shape::of`] the operand, or [`shape::ANY`].
+    #[inline(always)]
+    pub fn loc_as<const S: Shape>(&self, cpu: &Cpu, o: Opnd) -> Result<Loc, Exception> {
+        match S {
+            shape::R8 => Ok(Loc::R8(o.reg())),
+            shape::R16 => Ok(Loc::R16(o.reg())),
+            shape::R32 => Ok(Loc::R32(o.reg())),
+            shape::M8 | shape::M16 | shape::M32 => {
+                let w = shape::width(S, Width::W8);
+                let off = self.ea_off(cpu);
+                Ok(Loc::Mem(
+                    ea::check(cpu, self.ea.seg as usize, off, w.bytes())?,
+                    w,
+                ))
+            }
+            shape::IMM => Ok(Loc::Imm(self.imm)),
+            _ => self.loc(cpu, o),
+        }
+    }
+
+    /// [`Op::read`] for an operand of known shape `S`.
+    #[inline(always)]
+    pub fn read_as<const S: Shape>(
+        &self,
+        cpu: &Cpu,
+        bus: &mut B,
+        o: Opnd,
+    ) -> Result<u32, Exception> {
+        Ok(get(cpu, bus, self.loc_as::<S>(cpu, o)?))
     }
 }
 

@@ -56,6 +56,7 @@ macro_rules! dll {
     (@ord $o:literal) => { Some($o) };
 }
 
+pub mod advapi32;
 pub mod crt;
 pub mod gdi32;
 pub mod gui_structs;
@@ -63,6 +64,7 @@ pub mod kernel32;
 pub mod msvcrt;
 pub mod ntdll;
 pub mod printf;
+pub mod secur32;
 pub mod ucrtbase;
 
 /// How arguments are cleaned up.
@@ -314,6 +316,8 @@ pub static DLLS: &[&DllDecl] = &[
     &ntdll::DLL,
     &ucrtbase::DLL,
     &gdi32::DLL,
+    &advapi32::DLL,
+    &secur32::DLL,
 ];
 
 /// What an import resolves to.
@@ -742,7 +746,11 @@ mod tests {
         for d in DLLS {
             let mut names: Vec<&str> = d.all_exports().iter().map(|e| e.name).collect();
             names.sort();
-            let dups: Vec<&str> = names.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+            let dups: Vec<&str> = names
+                .windows(2)
+                .filter(|w| w[0] == w[1])
+                .map(|w| w[0])
+                .collect();
             assert!(dups.is_empty(), "{}: declared twice: {dups:?}", d.name);
         }
     }

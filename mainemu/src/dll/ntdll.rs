@@ -1,9 +1,20 @@
 //! NTDLL.dll: the exports mainemu implements, each declared once.
 //!
 //! Owns the bodies of ntdll's calls; must not touch host state directly.
+//! ntdll's C runtime subset (`_vsnprintf`, ...) runs over the same printf
+//! engine as msvcrt ([`super::crt::stdio`]).
+
+use super::crt::stdio::{fmt_a, fmt_w, store, Bound};
 
 crate::dll! { "ntdll.dll";
     stdcall fn RtlGetLastWin32Error(env) -> u32 { env.last_error }
     stdcall fn RtlSetLastWin32Error(env, code: u32) { env.last_error = code; }
-    stdcall fn NtCurrentTeb(env) -> u32 { 0 }
+    stdcall fn NtCurrentTeb(env) -> u32 { env.teb() }
+    // ntdll's _vsnprintf has msvcrt's legacy bound: a full buffer gets no NUL and -1.
+    cdecl fn _vsnprintf(env, buf: u32, n: u32, f: u32, va: u32) -> i32 { let out = fmt_a(env, f, va); store(env, buf, &out, Bound::Legacy(n)) }
+    cdecl fn _vsnwprintf(env, buf: u32, n: u32, f: u32, va: u32) -> i32 { let out = fmt_w(env, f, va); store(env, buf, &out, Bound::Legacy(n)) }
+    cdecl fn _snprintf(env, buf: u32, n: u32, f: u32) -> i32 { let out = fmt_a(env, f, env.arg_base + 12); store(env, buf, &out, Bound::Legacy(n)) }
+    cdecl fn _snwprintf(env, buf: u32, n: u32, f: u32) -> i32 { let out = fmt_w(env, f, env.arg_base + 12); store(env, buf, &out, Bound::Legacy(n)) }
+    cdecl fn sprintf(env, buf: u32, f: u32) -> i32 { let out = fmt_a(env, f, env.arg_base + 8); store(env, buf, &out, Bound::None) }
+    cdecl fn swprintf(env, buf: u32, f: u32) -> i32 { let out = fmt_w(env, f, env.arg_base + 8); store(env, buf, &out, Bound::None) }
 }

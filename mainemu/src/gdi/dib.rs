@@ -333,7 +333,13 @@ mod tests {
         let i = DibInfo::parse(&h, false, &[]).unwrap();
         let b = i.decode(&[3, 1, 0, 0, 0, 3, 2, 1, 2, 0, 0, 1]).unwrap();
         assert_eq!(
-            (b.get(0, 1), b.get(2, 1), b.get(0, 0), b.get(1, 0), b.get(2, 0)),
+            (
+                b.get(0, 1),
+                b.get(2, 1),
+                b.get(0, 0),
+                b.get(1, 0),
+                b.get(2, 0)
+            ),
             (1, 1, 2, 1, 2)
         );
     }

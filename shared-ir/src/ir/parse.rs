@@ -409,7 +409,10 @@ fn parse_line(c: &mut Cur) -> R<Line> {
         ["strstep"] => {
             let dst = c.reg()?;
             c.comma()?;
-            Line::Op(Op::StrStep { dst, n: c.num()? as u32 })
+            Line::Op(Op::StrStep {
+                dst,
+                n: c.num()? as u32,
+            })
         }
         ["cond", k] => Line::Op(Op::GetCond {
             cc: cc(k)?,

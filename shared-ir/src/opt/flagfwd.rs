@@ -22,7 +22,14 @@ pub fn run(p: &mut Program) {
         let Term::BrCc { cc, t, f } = b.term else {
             continue;
         };
-        let Some(&Op::Arith { op, w, dst, a, b: bb }) = b.ops.last() else {
+        let Some(&Op::Arith {
+            op,
+            w,
+            dst,
+            a,
+            b: bb,
+        }) = b.ops.last()
+        else {
             continue;
         };
         if dst.is_some_and(|d| d.v.0 >= guest) {

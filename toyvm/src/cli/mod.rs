@@ -8,6 +8,8 @@ use std::process::ExitCode;
 mod census;
 mod conformance;
 pub mod run;
+// L1 integration point: `toyvm speed`.
+mod speed;
 pub mod survey;
 
 #[derive(Parser)]
@@ -29,6 +31,9 @@ enum Command {
     Conformance(conformance::Args),
     /// Run one DOS program.
     Run(run::Args),
+    /// Host CPU time per dispatch over a corpus under one arm, and L1's
+    /// slow-path shares.
+    Speed(speed::Args),
     /// Run every program of a manifest directory and write a report.
     Survey(survey::Args),
 }
@@ -39,6 +44,7 @@ pub fn main() -> ExitCode {
         Command::Census(a) => census::main(a),
         Command::Conformance(a) => conformance::main(a),
         Command::Run(a) => run::main(a),
+        Command::Speed(a) => speed::main(a),
         Command::Survey(a) => survey::main(a),
     }
 }

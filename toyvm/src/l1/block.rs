@@ -15,7 +15,7 @@ use super::classify::{self, IN, INVALID, JREL, PURE, TERM};
 use super::kinds::{self, Kinds};
 use super::smc::{Smc, CODE_LIMIT};
 use super::tracked::Tracked;
-use crate::bus::{Bus, EngineBus, Width};
+use crate::bus::{EngineBus, Width};
 use crate::cpu::decode::{self, MAX_LEN};
 use crate::cpu::op::{Op, Opnd};
 use iced_x86::{Mnemonic as M, OpKind, Register};
@@ -36,6 +36,16 @@ pub struct TOp<B> {
     pub class: u16,
     /// `kinds` kind of the handler (GENERIC: call through the pointer).
     pub kind: u8,
+    /// With class `DEVFETCH`: the linear address of the last device byte of
+    /// its 15-byte fetch window, whose read the dispatch loop replays before
+    /// each dispatch (what L0's fetch leaves in the device). `NONE`
+    /// otherwise.
+    pub fetch_dev: u32,
+    /// How many ops from this one on (this one included, up to the block's
+    /// end) the hot loop may run without the general path: 0 when this op
+    /// needs it (`run::needs_general`, which depends on the block's spin
+    /// shape). Set by [`compile`].
+    pub hot_run: u8,
 }
 
 /// The spin shape of a block that branches back to its own head.
@@ -64,14 +74,18 @@ pub struct Block<B> {
     pub cs_base: u32,
     pub valid: bool,
     pub ops: Vec<TOp<B>>,
-    /// Physical bytes the ops were decoded from (half-open, merged).
+    /// Physical bytes the ops were decoded from (half-open, merged), plain
+    /// memory only: they carry code bits.
     pub ranges: Vec<(u32, u32)>,
+    /// Device-window bytes the ops were decoded from (no code bits: any
+    /// store into a device window retires every device block).
+    pub dev_ranges: Vec<(u32, u32)>,
     /// Successor cache: [fall-through, taken/indirect].
     pub link: [u32; 2],
     pub spin: Spin,
     /// Guest clock when it was compiled.
     pub born: u64,
-    /// The bytes of `ranges` as compiled.
+    /// The bytes of `ranges` then `dev_ranges`, as compiled.
     pub src: Vec<u8>,
     /// `L1::epoch` when its bytes were last known to match memory.
     pub epoch: u32,
@@ -94,10 +108,23 @@ fn window<B: EngineBus>(bus: &Tracked<B>, cs_base: u32, ip: u32) -> [u32; MAX_LE
     p
 }
 
+/// How a fetch window can be cached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fetch {
+    /// Every byte can be read without side effects.
+    Plain,
+    /// Every byte is plain or in a device window (`EngineBus::code_device`);
+    /// the index is the last device byte's.
+    Device(usize),
+    /// Some byte can be neither.
+    No,
+}
+
 /// Whether every byte of the window can be read without side effects and
-/// cached.
-fn cacheable<B: EngineBus>(bus: &Tracked<B>, p: &[u32; MAX_LEN]) -> bool {
+/// cached, or (with `device`) cached with its fetch effect replayed.
+fn cacheable<B: EngineBus>(bus: &Tracked<B>, p: &[u32; MAX_LEN], device: bool) -> Fetch {
     let mut i = 0;
+    let mut last_dev = None;
     while i < MAX_LEN {
         let s = p[i];
         let mut j = i + 1;
@@ -105,12 +132,27 @@ fn cacheable<B: EngineBus>(bus: &Tracked<B>, p: &[u32; MAX_LEN]) -> bool {
             j += 1;
         }
         let e = p[j - 1].wrapping_add(1);
-        if e > CODE_LIMIT || s >= e || !bus.code_cacheable(s, e) {
-            return false;
+        if e > CODE_LIMIT || s >= e {
+            return Fetch::No;
+        }
+        if !bus.code_cacheable(s, e) {
+            // Byte by byte: a run may straddle the window's edge.
+            for k in i..j {
+                if bus.code_cacheable(p[k], p[k] + 1) {
+                    continue;
+                }
+                if !(device && bus.code_device(p[k], p[k] + 1)) {
+                    return Fetch::No;
+                }
+                last_dev = Some(k);
+            }
         }
         i = j;
     }
-    true
+    match last_dev {
+        Some(k) => Fetch::Device(k),
+        None => Fetch::Plain,
+    }
 }
 
 fn push_range(ranges: &mut Vec<(u32, u32)>, p: u32) {
@@ -126,12 +168,13 @@ fn push_range(ranges: &mut Vec<(u32, u32)>, p: u32) {
     ranges.push((p, p + 1));
 }
 
-/// The bytes of physical `ranges` (plain memory: reading has no effect).
+/// The bytes of physical `ranges` as a read would return them, without a
+/// read's side effects (`EngineBus::peek8`).
 pub fn read_ranges<B: EngineBus>(bus: &mut Tracked<B>, ranges: &[(u32, u32)]) -> Vec<u8> {
     let mut v = Vec::new();
     for &(s, e) in ranges {
         for p in s..e {
-            v.push(bus.read8(p));
+            v.push(bus.peek8(p));
         }
     }
     v
@@ -141,13 +184,16 @@ pub fn read_ranges<B: EngineBus>(bus: &mut Tracked<B>, ranges: &[(u32, u32)]) ->
 pub struct Compiled<B> {
     pub ops: Vec<TOp<B>>,
     pub ranges: Vec<(u32, u32)>,
+    /// Device-window bytes (empty unless compiled with `device`).
+    pub dev_ranges: Vec<(u32, u32)>,
     /// The bytes of `ranges`, in order, as compiled.
     pub src: Vec<u8>,
     pub spin: Spin,
 }
 
 /// Decodes a block at `cs_base:ip`. Returns `None` when the first
-/// instruction cannot be cached (the caller runs it uncached).
+/// instruction cannot be cached (the caller runs it uncached). Device
+/// windows are not cached (see [`compile_with`]).
 pub fn compile<B: EngineBus>(
     bus: &mut Tracked<B>,
     smc: &Smc,
@@ -156,22 +202,46 @@ pub fn compile<B: EngineBus>(
     ip0: u32,
     max_ops: usize,
 ) -> Option<Compiled<B>> {
+    compile_with(bus, smc, kinds, cs_base, ip0, max_ops, false)
+}
+
+/// [`compile`], and with `device` also code whose fetch windows reach into
+/// a device window (`EngineBus::code_device`): such ops get class
+/// `DEVFETCH` and the address whose read replays their fetch. A block never
+/// mixes: it is cut where its code moves between plain and device fetches.
+pub fn compile_with<B: EngineBus>(
+    bus: &mut Tracked<B>,
+    smc: &Smc,
+    kinds: &Kinds,
+    cs_base: u32,
+    ip0: u32,
+    max_ops: usize,
+    device: bool,
+) -> Option<Compiled<B>> {
     let mut ops: Vec<TOp<B>> = Vec::new();
     let mut ranges = Vec::new();
+    let mut dev_ranges = Vec::new();
     let mut ip = ip0;
+    let mut block_dev = None;
     while ops.len() < max_ops {
         let p = window(bus, cs_base, ip);
-        if !cacheable(bus, &p) {
+        let fetch = cacheable(bus, &p, device);
+        let is_dev = match fetch {
+            Fetch::No => break,
+            Fetch::Plain => false,
+            Fetch::Device(_) => true,
+        };
+        if *block_dev.get_or_insert(is_dev) != is_dev {
             break;
         }
         let mut bytes = [0u8; MAX_LEN];
         for (i, b) in bytes.iter_mut().enumerate() {
-            *b = bus.read8(cs_base.wrapping_add(ip.wrapping_add(i as u32) & 0xFFFF));
+            *b = bus.peek8(cs_base.wrapping_add(ip.wrapping_add(i as u32) & 0xFFFF));
         }
         // Mirrors l0::is_hostcall: the host-service bytes inside the ROM window.
         let lin = cs_base.wrapping_add(ip);
         let hostcall = bytes[0] == 0xFE && bytes[1] == 0x38 && (0xF_0000..0x10_0000).contains(&lin);
-        let (op, class) = if hostcall {
+        let (op, mut class) = if hostcall {
             (
                 decode::hostcall::<Tracked<B>>(&bytes),
                 classify::HOSTCALL_CLASS,
@@ -182,6 +252,13 @@ pub fn compile<B: EngineBus>(
             let c = classify::classify(&ins, &op, false);
             (op, c)
         };
+        let fetch_dev = match fetch {
+            Fetch::Device(k) => {
+                class |= classify::DEVFETCH;
+                cs_base.wrapping_add(ip.wrapping_add(k as u32) & 0xFFFF)
+            }
+            _ => NONE,
+        };
         let dep = if class & INVALID != 0 {
             MAX_LEN
         } else {
@@ -191,7 +268,11 @@ pub fn compile<B: EngineBus>(
             break;
         }
         for &x in &p[..dep] {
-            push_range(&mut ranges, x);
+            if is_dev && bus.code_device(x, x + 1) {
+                push_range(&mut dev_ranges, x);
+            } else {
+                push_range(&mut ranges, x);
+            }
         }
         let next_ip = ip.wrapping_add(op.len as u32) & 0xFFFF;
         let kind = if class & classify::SAFE != 0 {
@@ -205,6 +286,8 @@ pub fn compile<B: EngineBus>(
             next_ip,
             class,
             kind,
+            fetch_dev,
+            hot_run: 0,
         });
         if class & TERM != 0 {
             break;
@@ -215,10 +298,21 @@ pub fn compile<B: EngineBus>(
         return None;
     }
     let spin = spin_shape(&ops, ip0);
-    let src = read_ranges(bus, &ranges);
+    let mut run = 0u8;
+    for t in ops.iter_mut().rev() {
+        run = if super::run::needs_general(t.class, spin) {
+            0
+        } else {
+            run.saturating_add(1)
+        };
+        t.hot_run = run;
+    }
+    let mut src = read_ranges(bus, &ranges);
+    src.extend(read_ranges(bus, &dev_ranges));
     Some(Compiled {
         ops,
         ranges,
+        dev_ranges,
         src,
         spin,
     })

@@ -46,6 +46,9 @@ pub const X87: u16 = 1 << 11;
 pub const HOSTCALL: u16 = 1 << 12;
 /// IN (not INS): a port read into the accumulator.
 pub const IN: u16 = 1 << 13;
+/// Fetched (partly) from a device window (`EngineBus::code_device`): the
+/// fetch's effect is replayed before every dispatch of it (`TOp::fetch_dev`).
+pub const DEVFETCH: u16 = 1 << 14;
 
 /// The class of the host-service instruction.
 pub const HOSTCALL_CLASS: u16 = SAFE | TERM | HOSTCALL;

@@ -54,7 +54,29 @@ pub struct Counters {
     pub threaded_ops: u64,
     /// Instructions run through the uncached path (fetch and decode each
     /// time): volatile code, device windows, single-step mode, shadow steps.
+    /// The four `uncached_*` counters below split it by reason.
     pub uncached_steps: u64,
+    /// ... because a byte of the instruction is volatile (`smc`).
+    pub uncached_volatile: u64,
+    /// ... because its fetch window cannot be cached (a device window
+    /// without the `code_device` promise, the end of the address space).
+    pub uncached_window: u64,
+    /// ... because TF is set (single-step mode runs `l0::step`).
+    pub uncached_single_step: u64,
+    /// ... because the run was entered inside an interrupt shadow (exactly
+    /// one instruction, then the session looks) and the instruction could
+    /// not come from the block cache (TF set, or nothing to cache there).
+    pub uncached_shadow: u64,
+    /// Runs entered inside an interrupt shadow (one instruction each,
+    /// cached or not).
+    pub shadow_steps: u64,
+    /// Dispatches of ops fetched from a device window (the VGA memory): they
+    /// run cached, with the fetch's effect replayed before each.
+    pub device_dispatches: u64,
+    /// Blocks compiled from a device window, and retired because a store or
+    /// port write may have changed what that window reads.
+    pub device_blocks: u64,
+    pub device_retired: u64,
     /// Dispatches skipped by spin folds (counted in `dispatches` too).
     pub spin_dispatches: u64,
     /// Spin folds taken.
@@ -74,6 +96,9 @@ pub struct Counters {
     pub stale_retired: u64,
     /// Whole-cache flushes.
     pub flushes: u64,
+    /// Host calls after which memory may have changed past the code-write
+    /// log (the epoch moved: blocks are verified before they run again).
+    pub host_epochs: u64,
     /// Block transitions found through a link, the direct-mapped cache, the
     /// map, or by compiling.
     pub link_hits: u64,
@@ -116,6 +141,10 @@ pub struct Config {
     /// Run a block's closing Jcc/JMP/LOOP fused with the op before it (one
     /// threaded dispatch for the pair).
     pub fuse: bool,
+    /// Compile code fetched from device windows the bus vouches for
+    /// (`EngineBus::code_device`, the VGA memory) instead of running it
+    /// uncached.
+    pub device_code: bool,
 }
 
 impl Default for Config {
@@ -128,6 +157,7 @@ impl Default for Config {
             max_live: smc::MAX_LIVE_BLOCKS,
             direct_calls: true,
             fuse: true,
+            device_code: true,
         }
     }
 }
@@ -179,6 +209,10 @@ pub struct L1<B> {
     pub(crate) epoch: u32,
     /// `phys(1 MiB)` at the last run: the A20 gate's state.
     a20_seen: u32,
+    /// Live blocks compiled from a device window.
+    device_live: Vec<u32>,
+    /// Set at a `HostCall` exit: the bus's unlogged-write generation then.
+    host_gen: Option<Option<u64>>,
 }
 
 impl<B: EngineBus> Default for L1<B> {
@@ -207,6 +241,8 @@ impl<B: EngineBus> L1<B> {
             counters: Counters::default(),
             epoch: 1,
             a20_seen: u32::MAX,
+            device_live: Vec::new(),
+            host_gen: None,
             kinds: if config.direct_calls {
                 kinds::Kinds::new::<B>()
             } else {
@@ -266,6 +302,7 @@ impl<B: EngineBus> L1<B> {
         self.dm.iter_mut().for_each(|e| *e = (u64::MAX, NONE));
         self.smc.clear();
         self.code.clear_all();
+        self.device_live.clear();
         self.counters.flushes += 1;
     }
 
@@ -281,6 +318,21 @@ impl<B: EngineBus> L1<B> {
             }
             self.a20_seen = a20;
         }
+        if let Some(g) = self.host_gen.take() {
+            // Host code ran since the last run. What it wrote through the
+            // bus is in the code-write log (absorbed below); only if it
+            // wrote memory past the log (loads, XMS, EMS, DMA) may code have
+            // changed unseen: then every block is compared with memory
+            // before it runs again. (Moving the epoch after every host call
+            // made a loop around INT 16h verify its blocks each time.)
+            if g.is_none() || bus.unlogged_generation() != g {
+                self.epoch = self.epoch.wrapping_add(1);
+                self.counters.host_epochs += 1;
+            }
+            // Host code may also have changed device memory or registers
+            // directly (a BIOS mode set): device code goes.
+            self.retire_device_blocks();
+        }
         self.absorb_host_writes(bus);
         let start = cpu.clock;
         let exit = if cpu.halted {
@@ -289,7 +341,11 @@ impl<B: EngineBus> L1<B> {
             EngineExit::Reached
         } else {
             let code = std::mem::take(&mut self.code);
+            // Guest stores are seen by the store monitor; the bus's log
+            // would only be discarded below.
+            bus.monitor_stores(true);
             let mut tb = Tracked::new(bus, code);
+            tb.dev_watch = !self.device_live.is_empty();
             let exit = if cpu.shadow {
                 self.single_step(cpu, &mut tb)
             } else {
@@ -297,6 +353,7 @@ impl<B: EngineBus> L1<B> {
             };
             self.process_hits(&mut tb, cpu.clock);
             self.code = tb.into_code();
+            bus.monitor_stores(false);
             exit
         };
         // Everything the bus logged during the run was a guest store, already
@@ -306,8 +363,8 @@ impl<B: EngineBus> L1<B> {
         self.counters.dispatches += cpu.clock - start;
         if let EngineExit::HostCall(_) = exit {
             // The host runs a service now and may write memory any way it
-            // likes (loaders, XMS moves, EMS maps): check blocks before reuse.
-            self.epoch = self.epoch.wrapping_add(1);
+            // likes (loaders, XMS moves, EMS maps): the next run looks.
+            self.host_gen = Some(bus.unlogged_generation());
         }
         match exit {
             EngineExit::Reached => self.counters.exits_reached += 1,
@@ -352,6 +409,13 @@ impl<B: EngineBus> L1<B> {
         let hits = std::mem::take(&mut tb.hits);
         let mut any = false;
         for &p in &hits {
+            if p == tracked::DEVICE_HIT {
+                // A store into a device window or a port write that may
+                // change what device code reads: retire it all.
+                any |= self.retire_device_code(&mut tb.code);
+                tb.dev_watch = false;
+                continue;
+            }
             self.counters.smc_stores += 1;
             if tb.code.test(p) {
                 let (n, youngest) = self.retire_at(&mut tb.code, p, now);
@@ -365,6 +429,30 @@ impl<B: EngineBus> L1<B> {
         tb.hits = hits;
         tb.hits.clear();
         any
+    }
+
+    /// Retires every block compiled from a device window; returns whether
+    /// there was one.
+    fn retire_device_code(&mut self, code: &mut CodeBits) -> bool {
+        let victims = std::mem::take(&mut self.device_live);
+        let mut any = false;
+        for id in victims {
+            if self.blocks[id as usize].valid {
+                self.retire(code, id);
+                self.counters.device_retired += 1;
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// [`L1::retire_device_code`] between runs (the code bits are home).
+    fn retire_device_blocks(&mut self) {
+        if !self.device_live.is_empty() {
+            let mut code = std::mem::take(&mut self.code);
+            self.retire_device_code(&mut code);
+            self.code = code;
+        }
     }
 
     /// Retires every live block with a byte at physical `p`; returns how
@@ -393,6 +481,10 @@ impl<B: EngineBus> L1<B> {
         b.valid = false;
         let ranges = std::mem::take(&mut b.ranges);
         let key = b.key;
+        if !b.dev_ranges.is_empty() {
+            b.dev_ranges = Vec::new();
+            self.device_live.retain(|&x| x != id);
+        }
         b.ops = Vec::new();
         b.link = [NONE, NONE];
         let blocks = &self.blocks;
@@ -410,7 +502,9 @@ impl<B: EngineBus> L1<B> {
     pub(crate) fn verify(&mut self, tb: &mut Tracked<B>, id: u32) -> bool {
         self.counters.verified += 1;
         let b = &self.blocks[id as usize];
-        let same = block::read_ranges(tb, &b.ranges) == b.src;
+        let mut now = block::read_ranges(tb, &b.ranges);
+        now.extend(block::read_ranges(tb, &b.dev_ranges));
+        let same = now == b.src;
         if same {
             self.blocks[id as usize].epoch = self.epoch;
         } else {
@@ -444,7 +538,15 @@ impl<B: EngineBus> L1<B> {
             self.dm[d] = (key, id);
             return Some(id);
         }
-        let c = block::compile(tb, &self.smc, &self.kinds, cs_base, ip, self.config.max_ops)?;
+        let c = block::compile_with(
+            tb,
+            &self.smc,
+            &self.kinds,
+            cs_base,
+            ip,
+            self.config.max_ops,
+            self.config.device_code,
+        )?;
         if self.live >= self.config.max_live {
             self.flush_inner();
             tb.code.clear_all();
@@ -471,6 +573,7 @@ impl<B: EngineBus> L1<B> {
             valid: true,
             ops: c.ops,
             ranges: c.ranges,
+            dev_ranges: c.dev_ranges,
             link: [NONE, NONE],
             born: now,
             src: c.src,
@@ -492,6 +595,11 @@ impl<B: EngineBus> L1<B> {
             }
         };
         self.live += 1;
+        if !self.blocks[id as usize].dev_ranges.is_empty() {
+            self.device_live.push(id);
+            self.counters.device_blocks += 1;
+            tb.dev_watch = true;
+        }
         let ranges = self.blocks[id as usize].ranges.clone();
         self.smc.add(&mut tb.code, id, &ranges);
         for &(s, e) in &ranges {

@@ -22,7 +22,7 @@
 //! retirements and compiles are free on the guest clock.
 
 use super::block::{self, Block, Spin, TOp, NONE};
-use super::classify::{IFCHG, IO, REP, SAFE, SHADOW};
+use super::classify::{DEVFETCH, IFCHG, IO, REP, SAFE, SHADOW};
 use super::kinds;
 use super::spin::{self, HeadState};
 use super::tracked::Tracked;
@@ -33,7 +33,16 @@ use crate::cpu::op::{Flow, Opnd};
 use crate::cpu::{exec, seg, Cpu, Exception};
 
 /// Class bits that send an op to the general path.
-const GENERAL: u16 = SAFE | IO | IFCHG | SHADOW | REP;
+const GENERAL: u16 = SAFE | IO | IFCHG | SHADOW | REP | DEVFETCH;
+
+/// Why an instruction ran uncached (the `uncached_*` counters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Uncached {
+    Volatile,
+    Window,
+    SingleStep,
+    Shadow,
+}
 
 /// What one op did on the general path.
 enum Step {
@@ -152,10 +161,30 @@ enum Hot {
     Exit,
 }
 
+/// Whether an op of class `class` in a block of spin shape `spin` needs the
+/// general path rather than the hot loop: anything not SAFE, REP strings,
+/// IF and shadow changes, and port I/O in a port-spin block (its IN asks the
+/// bus for a promise there). `block::compile` records the answer per op as
+/// run lengths (`TOp::hot_run`).
+pub(crate) fn needs_general(class: u16, spin: Spin) -> bool {
+    let general = if spin == Spin::None {
+        GENERAL & !IO
+    } else {
+        GENERAL
+    };
+    class & general != SAFE
+}
+
 /// Runs ops from op `i` of block `id` while they are SAFE and need no look
 /// after them, following valid links (fall-through and taken) into the next
 /// block, and stopping before any op once `cpu.clock >= stop_at`. Counts
 /// executed ops and followed links into `stats`.
+///
+/// Shape of the loop (docs/l1.md, "Where the time goes"): on entering a
+/// block at op `i` it computes how many ops may run with no check but their
+/// own result, `min(hot_run, stop_at - clock)`, so neither the budget nor
+/// the op's class is looked at per op; a closing Jcc/JMP/LOOP that fits
+/// runs fused after that stretch with an inlined static call.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn run_hot<B: EngineBus>(
@@ -169,7 +198,7 @@ fn run_hot<B: EngineBus>(
     epoch: u32,
     fuse: bool,
     exit: &mut Option<EngineExit>,
-    stats: &mut [u64; 3],
+    stats: &mut [u64; 4],
 ) -> (Hot, u32, usize) {
     let mut ran = 0u64;
     let mut chained = 0u64;
@@ -178,72 +207,91 @@ fn run_hot<B: EngineBus>(
         let b = &blocks[id as usize];
         let ops = &b.ops[..];
         let n = ops.len();
-        // Port I/O runs here too, except in a port-spin block (its IN asks
-        // the bus for a promise on the general path).
-        let general = if b.spin == Spin::None {
-            GENERAL & !IO
+        let room = stop_at.saturating_sub(cpu.clock);
+        if room == 0 {
+            break 'blocks (Hot::Reached, id, i);
+        }
+        let hot = ops[i].hot_run as usize;
+        let mut end;
+        let fused;
+        if hot != 0 {
+            end = i + hot.min(room.min(n as u64) as usize);
+            // The closing branch, fused: run the stretch before it here,
+            // then it.
+            fused = fuse && end == n && n - i >= 2 && kinds::fusable_branch(ops[n - 1].kind);
+            if fused {
+                end -= 1;
+            }
+        } else if ops[i].class & GENERAL == SAFE | DEVFETCH {
+            // An op fetched from a device window and otherwise hot: replay
+            // its fetch (the device state L0's fetch leaves), then run it as
+            // a stretch of one.
+            tb.fetch_effect(ops[i].fetch_dev);
+            end = i + 1;
+            fused = false;
+            stats[3] += 1;
         } else {
-            GENERAL
-        };
+            break 'blocks (Hot::General, id, i);
+        }
+        let start = i;
         let slot;
         loop {
             let t = &ops[i];
-            if cpu.clock >= stop_at {
-                break 'blocks (Hot::Reached, id, i);
-            }
-            if t.class & general != SAFE {
-                break 'blocks (Hot::General, id, i);
-            }
-            ran += 1;
-            let r = kinds::call(t.kind, cpu, tb, &t.op);
+            let r = (t.op.handler)(cpu, tb, &t.op);
             if let Ok(Flow::Next) = r {
                 cpu.eip = t.next_ip;
                 cpu.clock += 1;
                 if !tb.hits.is_empty() {
+                    ran += (i + 1 - start) as u64;
                     break 'blocks (Hot::Hits, id, i);
                 }
                 if t.class & IO != 0 && tb.take_io_attention() {
+                    ran += (i + 1 - start) as u64;
                     *exit = Some(EngineExit::Attention);
                     break 'blocks (Hot::Exit, id, i);
                 }
                 i += 1;
+                if i < end {
+                    continue;
+                }
+                ran += (i - start) as u64;
+                if fused {
+                    // Two guest dispatches, one threaded op; the budget was
+                    // checked for both when `end` was set.
+                    let j = &ops[i];
+                    let r = kinds::call_branch(j.kind, cpu, tb, &j.op);
+                    if let Ok(Flow::Next) = r {
+                        cpu.eip = j.next_ip;
+                        cpu.clock += 1;
+                        slot = 0;
+                        break;
+                    }
+                    if let Ok(Flow::Jump) = r {
+                        cpu.clock += 1;
+                        slot = 1;
+                        break;
+                    }
+                    break 'blocks match finish_cold(cpu, tb, j, r) {
+                        Step::Exit(x) => {
+                            *exit = Some(x);
+                            (Hot::Exit, id, i)
+                        }
+                        _ => (Hot::Elsewhere, id, i),
+                    };
+                }
                 if i == n {
                     i -= 1;
                     slot = 0;
                     break;
                 }
-                // Fused pair: a block's closing branch runs right after the
-                // op before it, inlined, as one threaded dispatch (two guest
-                // dispatches, each charged; the budget is checked between).
-                if i + 1 == n && fuse {
-                    let j = &ops[i];
-                    if kinds::fusable_branch(j.kind)
-                        && j.class & GENERAL == SAFE
-                        && cpu.clock < stop_at
-                    {
-                        let r = kinds::call_branch(j.kind, cpu, tb, &j.op);
-                        if let Ok(Flow::Next) = r {
-                            cpu.eip = j.next_ip;
-                            cpu.clock += 1;
-                            slot = 0;
-                            break;
-                        }
-                        if let Ok(Flow::Jump) = r {
-                            cpu.clock += 1;
-                            slot = 1;
-                            break;
-                        }
-                        break 'blocks match finish_cold(cpu, tb, j, r) {
-                            Step::Exit(x) => {
-                                *exit = Some(x);
-                                (Hot::Exit, id, i)
-                            }
-                            _ => (Hot::Elsewhere, id, i),
-                        };
-                    }
-                }
-                continue;
+                // Stopped inside the block: the budget, or a general op.
+                break 'blocks if cpu.clock >= stop_at {
+                    (Hot::Reached, id, i)
+                } else {
+                    (Hot::General, id, i)
+                };
             }
+            ran += (i + 1 - start) as u64;
             if let Ok(Flow::Jump) = r {
                 cpu.clock += 1;
                 if !tb.hits.is_empty() {
@@ -300,14 +348,30 @@ fn run_hot<B: EngineBus>(
 impl<B: EngineBus> L1<B> {
     /// One instruction through the uncached path (`l0::step`: fetch and
     /// decode every time), with the exits the session needs after it.
-    pub(super) fn uncached(&mut self, cpu: &mut Cpu, tb: &mut Tracked<B>) -> Option<EngineExit> {
+    pub(super) fn uncached(
+        &mut self,
+        cpu: &mut Cpu,
+        tb: &mut Tracked<B>,
+        why: Uncached,
+    ) -> Option<EngineExit> {
         self.counters.uncached_steps += 1;
+        *match why {
+            Uncached::Volatile => &mut self.counters.uncached_volatile,
+            Uncached::Window => &mut self.counters.uncached_window,
+            Uncached::SingleStep => &mut self.counters.uncached_single_step,
+            Uncached::Shadow => &mut self.counters.uncached_shadow,
+        } += 1;
         let if_before = cpu.flags.if_();
+        let io_before = tb.io_ops;
         let out = l0::step(cpu, tb);
         self.process_hits(tb, cpu.clock);
         match out {
             StepOutcome::Ok => {
-                let io = tb.take_io_attention();
+                // As after a cached op: the bus is asked only after an
+                // instruction that accessed a port (asking after every step
+                // sent U2.EXE back to the session 9M times in 20M dispatches
+                // while an IRQ waited with IF=0).
+                let io = tb.io_ops != io_before && tb.take_io_attention();
                 if io || cpu.shadow || (!if_before && cpu.flags.if_()) {
                     Some(EngineExit::Attention)
                 } else {
@@ -320,9 +384,66 @@ impl<B: EngineBus> L1<B> {
         }
     }
 
+    /// Whether a byte of the fetch window at `cs_base:ip` is volatile (the
+    /// reason a compile there found nothing to cache, when it is not the
+    /// window itself).
+    fn volatile_at(&self, tb: &Tracked<B>, cs_base: u32, ip: u32) -> bool {
+        (0..crate::cpu::decode::MAX_LEN as u32).any(|i| {
+            let p = tb.phys(cs_base.wrapping_add(ip.wrapping_add(i) & 0xFFFF));
+            self.smc.is_volatile(p)
+        })
+    }
+
     /// Entered inside an interrupt shadow: exactly one instruction.
+    ///
+    /// The instruction comes from the block cache when it can (the hot
+    /// shadows are the BIOS stubs' `STI` followed by the host-service op,
+    /// entered by every `INT`: fetching and decoding it each time made
+    /// games that call the BIOS in a loop run at 60 ns per dispatch), run
+    /// on the general path with a budget of one dispatch.
     pub(super) fn single_step(&mut self, cpu: &mut Cpu, tb: &mut Tracked<B>) -> EngineExit {
-        self.uncached(cpu, tb).unwrap_or(EngineExit::Attention)
+        self.shadow_step(cpu, tb).unwrap_or(EngineExit::Attention)
+    }
+
+    /// The instruction under an interrupt shadow, alone (see
+    /// `single_step`); `None` when it needs nothing from the session (the
+    /// caller may go on if no interrupt is requested).
+    fn shadow_step(&mut self, cpu: &mut Cpu, tb: &mut Tracked<B>) -> Option<EngineExit> {
+        self.counters.shadow_steps += 1;
+        if cpu.flags.tf() {
+            return self.uncached(cpu, tb, Uncached::Shadow);
+        }
+        let cs_base = cpu.sbase[seg::CS];
+        let ip = cpu.eip;
+        let key = block::key(cs_base, ip);
+        let id = match self.find(tb, key, cs_base, ip, cpu.clock) {
+            Some(x) if self.blocks[x as usize].epoch != self.epoch && !self.verify(tb, x) => None,
+            other => other,
+        };
+        let Some(id) = id else {
+            let why = if self.volatile_at(tb, cs_base, ip) {
+                Uncached::Volatile
+            } else {
+                Uncached::Shadow
+            };
+            return self.uncached(cpu, tb, why);
+        };
+        // As `l0::step`: the shadow covers this instruction only.
+        cpu.shadow = false;
+        let mut spin_t = None;
+        let mut exit = None;
+        let stop_at = cpu.clock + 1;
+        let h = self.general(cpu, tb, id, 0, stop_at, &mut spin_t, &mut exit);
+        self.process_hits(tb, cpu.clock);
+        match h {
+            // A REP stopped after its first element by the one-dispatch
+            // budget: nothing for the session.
+            Hot::Exit => match exit {
+                Some(EngineExit::Reached) | None => None,
+                x => x,
+            },
+            _ => None,
+        }
     }
 
     /// Op `i` of block `id` on the general path: slow ops (with the
@@ -343,6 +464,11 @@ impl<B: EngineBus> L1<B> {
         let t = &b.ops[i];
         self.counters.threaded_ops += 1;
         let if_before = t.class & IFCHG == 0 || cpu.flags.if_();
+        let dev = t.class & DEVFETCH != 0;
+        if dev {
+            tb.fetch_effect(t.fetch_dev);
+            self.counters.device_dispatches += 1;
+        }
         let mut step = if t.class & SAFE != 0 {
             exec_fast(cpu, tb, t)
         } else {
@@ -358,6 +484,10 @@ impl<B: EngineBus> L1<B> {
                 break;
             }
             self.counters.threaded_ops += 1;
+            if dev {
+                tb.fetch_effect(t.fetch_dev);
+                self.counters.device_dispatches += 1;
+            }
             step = exec_fast(cpu, tb, t);
         }
         let jumped = match step {
@@ -405,8 +535,17 @@ impl<B: EngineBus> L1<B> {
         if (t.class & SHADOW != 0 && cpu.shadow)
             || (t.class & IFCHG != 0 && !if_before && cpu.flags.if_())
         {
-            *exit = Some(EngineExit::Attention);
-            return Hot::Exit;
+            // The session would look only to deliver an interrupt. With
+            // none requested, none can be before `stop_at` (devices move
+            // only at events, and `stop_at` comes first; a port write asks
+            // for attention itself), so the run goes on; an open shadow is
+            // honoured by running the next instruction alone
+            // (`shadow_step`). Every INT's return through IRET, and every
+            // BIOS stub's STI, used to end the run here.
+            if cpu.clock >= stop_at || tb.interrupt_requested() {
+                *exit = Some(EngineExit::Attention);
+                return Hot::Exit;
+            }
         }
         if jumped {
             Hot::Jumped
@@ -434,7 +573,7 @@ impl<B: EngineBus> L1<B> {
         // promise of the last port-spin iteration.
         let mut head: Option<HeadState> = None;
         let mut spin_t: Option<u64> = None;
-        let mut stats = [0u64; 3];
+        let mut stats = [0u64; 4];
         let mut exit_slot: Option<EngineExit> = None;
         let links = self.config.links;
         let exit = 'outer: loop {
@@ -444,10 +583,23 @@ impl<B: EngineBus> L1<B> {
             let (id, start) = if let Some(r) = resume.take() {
                 r
             } else {
+                if cpu.shadow {
+                    // An op opened a shadow with no interrupt requested
+                    // (`general`): the next instruction alone, then on.
+                    prev = NONE;
+                    head = None;
+                    if let Some(x) = self.shadow_step(cpu, tb) {
+                        break 'outer x;
+                    }
+                    if cpu.shadow || tb.interrupt_requested() {
+                        break 'outer EngineExit::Attention;
+                    }
+                    continue;
+                }
                 if cpu.flags.tf() {
                     // Single-step mode: the reference path, one instruction.
                     prev = NONE;
-                    if let Some(x) = self.uncached(cpu, tb) {
+                    if let Some(x) = self.uncached(cpu, tb, Uncached::SingleStep) {
                         break 'outer x;
                     }
                     continue;
@@ -492,7 +644,12 @@ impl<B: EngineBus> L1<B> {
                         }
                         None => {
                             prev = NONE;
-                            if let Some(x) = self.uncached(cpu, tb) {
+                            let why = if self.volatile_at(tb, cs_base, ip) {
+                                Uncached::Volatile
+                            } else {
+                                Uncached::Window
+                            };
+                            if let Some(x) = self.uncached(cpu, tb, why) {
                                 break 'outer x;
                             }
                             continue;
@@ -596,6 +753,7 @@ impl<B: EngineBus> L1<B> {
         self.counters.threaded_ops += stats[0];
         self.counters.link_hits += stats[1];
         self.counters.dm_hits += stats[2];
+        self.counters.device_dispatches += stats[3];
         exit
     }
 }

@@ -63,6 +63,19 @@ impl CodeBits {
         }
     }
 
+    /// Whether any of the `n` (at most 32) bytes from `p` backs compiled
+    /// code. Conservative (true) when the span leaves the bitmap.
+    #[inline(always)]
+    pub fn any(&self, p: u32, n: u32) -> bool {
+        let sh = p & 63;
+        let mask = (1u64 << n) - 1;
+        match self.words.get((p >> 6) as usize) {
+            Some(w) if sh + n <= 64 => (w >> sh) & mask != 0,
+            Some(_) => (0..n).any(|i| self.test(p.wrapping_add(i))),
+            None => (0..n).any(|i| self.test(p.wrapping_add(i))),
+        }
+    }
+
     #[inline]
     pub fn set(&mut self, p: u32) {
         if let Some(w) = self.words.get_mut((p >> 6) as usize) {

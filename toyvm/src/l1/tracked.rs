@@ -29,7 +29,20 @@ pub struct Tracked<B> {
     pub stores: u64,
     /// A port write since the last look that may need the session.
     pub write_attention: bool,
+    /// Port accesses (reads and writes) made through this bus: the
+    /// uncached path asks the bus for attention only after an instruction
+    /// that made one (as the hot loop does for IO-class ops).
+    pub io_ops: u64,
+    /// Device code is live (L1 compiled blocks from a device window, see
+    /// `EngineBus::code_device`): every store into a device window and every
+    /// port write the bus says may change what such code reads is reported
+    /// in `hits` as [`DEVICE_HIT`].
+    pub dev_watch: bool,
 }
+
+/// The `hits` entry that stands for "a store or port write may have changed
+/// device code": every device block is retired.
+pub const DEVICE_HIT: u32 = u32::MAX;
 
 impl<B: EngineBus> Tracked<B> {
     /// Wraps `bus` for one run.
@@ -40,6 +53,8 @@ impl<B: EngineBus> Tracked<B> {
             hits: Vec::new(),
             stores: 0,
             write_attention: false,
+            io_ops: 0,
+            dev_watch: false,
         }
     }
 
@@ -69,6 +84,43 @@ impl<B: EngineBus> Tracked<B> {
             self.hits.push(p);
         }
     }
+
+    /// With device code live: a store of `n` bytes at `addr` into a device
+    /// window may change what that code reads.
+    #[inline(always)]
+    fn note_device(&mut self, addr: u32, n: u32) {
+        if self.dev_watch {
+            let first = self.inner_ref().phys(addr);
+            let last = self.inner_ref().phys(addr.wrapping_add(n - 1));
+            let dev = self.inner_ref().code_device(first, first.wrapping_add(1))
+                || self.inner_ref().code_device(last, last.wrapping_add(1));
+            if dev && self.hits.last() != Some(&DEVICE_HIT) {
+                self.hits.push(DEVICE_HIT);
+            }
+        }
+    }
+
+    /// Performs what an instruction fetch does to the device byte at linear
+    /// `addr` besides returning it (a device read's state change).
+    #[inline]
+    pub fn fetch_effect(&mut self, addr: u32) {
+        let _ = self.inner().read8(addr);
+    }
+
+    /// `note` for the `n` bytes of one store (n = 2 or 4), in address
+    /// order: one bitmap test when the bytes are physically contiguous and
+    /// in one bitmap word (the common case), byte by byte otherwise.
+    #[inline(always)]
+    fn note_span(&mut self, addr: u32, n: u32) {
+        let p = self.inner_ref().phys(addr);
+        let last = addr.wrapping_add(n - 1);
+        if self.inner_ref().phys(last) == p.wrapping_add(n - 1) && !self.code.any(p, n) {
+            return;
+        }
+        for i in 0..n {
+            self.note(addr.wrapping_add(i));
+        }
+    }
 }
 
 impl<B: EngineBus> Bus for Tracked<B> {
@@ -81,6 +133,7 @@ impl<B: EngineBus> Bus for Tracked<B> {
         self.stores += 1;
         self.inner().write8(addr, v);
         self.note(addr);
+        self.note_device(addr, 1);
     }
     #[inline(always)]
     fn read16(&mut self, addr: u32) -> u16 {
@@ -94,31 +147,36 @@ impl<B: EngineBus> Bus for Tracked<B> {
     fn write16(&mut self, addr: u32, v: u16) {
         self.stores += 1;
         self.inner().write16(addr, v);
-        self.note(addr);
-        self.note(addr.wrapping_add(1));
+        self.note_span(addr, 2);
+        self.note_device(addr, 2);
     }
     #[inline(always)]
     fn write32(&mut self, addr: u32, v: u32) {
         self.stores += 1;
         self.inner().write32(addr, v);
-        for i in 0..4 {
-            self.note(addr.wrapping_add(i));
-        }
+        self.note_span(addr, 4);
+        self.note_device(addr, 4);
     }
     #[inline(always)]
     fn io_read(&mut self, port: u16, w: Width, now: u64) -> u32 {
+        self.io_ops += 1;
         self.inner().io_read(port, w, now)
     }
     #[inline(always)]
     fn io_write(&mut self, port: u16, w: Width, v: u32, now: u64) {
+        self.io_ops += 1;
         let mut attn = false;
+        let mut dev = false;
         for i in 0..w.bytes() {
-            attn |= self
-                .inner_ref()
-                .port_write_attention(port.wrapping_add(i as u16));
+            let p = port.wrapping_add(i as u16);
+            attn |= self.inner_ref().port_write_attention(p);
+            dev |= self.dev_watch && self.inner_ref().port_changes_device_code(p);
         }
         self.write_attention |= attn;
-        self.inner().io_write(port, w, v, now)
+        self.inner().io_write(port, w, v, now);
+        if dev && self.hits.last() != Some(&DEVICE_HIT) {
+            self.hits.push(DEVICE_HIT);
+        }
     }
 }
 
@@ -130,6 +188,16 @@ impl<B: EngineBus> EngineBus for Tracked<B> {
     fn code_cacheable(&self, start: u32, end: u32) -> bool {
         self.inner_ref().code_cacheable(start, end)
     }
+    #[inline(always)]
+    fn code_device(&self, start: u32, end: u32) -> bool {
+        self.inner_ref().code_device(start, end)
+    }
+    fn peek8(&mut self, addr: u32) -> u8 {
+        self.inner().peek8(addr)
+    }
+    fn port_changes_device_code(&self, port: u16) -> bool {
+        self.inner_ref().port_changes_device_code(port)
+    }
     fn mark_code(&mut self, start: u32, end: u32) {
         self.inner().mark_code(start, end)
     }
@@ -138,6 +206,12 @@ impl<B: EngineBus> EngineBus for Tracked<B> {
     }
     fn take_code_writes(&mut self, out: &mut Vec<u32>) {
         self.inner().take_code_writes(out)
+    }
+    fn unlogged_generation(&self) -> Option<u64> {
+        self.inner_ref().unlogged_generation()
+    }
+    fn interrupt_requested(&mut self) -> bool {
+        self.inner().interrupt_requested()
     }
     fn port_stable_until(&mut self, port: u16, w: Width, mask: u32, now: u64) -> Option<u64> {
         self.inner().port_stable_until(port, w, mask, now)

@@ -41,10 +41,45 @@ impl EngineBus for Machine {
         end <= VGA_START || start >= VGA_END
     }
 
+    /// The VGA window: a read returns what `Vga::peek_mem` computes and
+    /// loads the latches from the address read (nothing else), so a fetch's
+    /// effect is the last in-window byte's read; what reads return depends
+    /// on plane memory (CPU stores into the window) and the VGA registers
+    /// (ports 3B0h-3DFh).
+    #[inline(always)]
+    fn code_device(&self, start: u32, end: u32) -> bool {
+        start >= VGA_START && end <= VGA_END && start < end
+    }
+
+    fn peek8(&mut self, addr: u32) -> u8 {
+        let a = self.mem.mask(addr);
+        if (VGA_START..VGA_END).contains(&a) {
+            self.dev.vga.peek_mem(a)
+        } else {
+            crate::bus::Bus::read8(self, addr)
+        }
+    }
+
+    fn port_changes_device_code(&self, port: u16) -> bool {
+        (0x3B0..=0x3DF).contains(&port)
+    }
+
     fn mark_code(&mut self, start: u32, end: u32) {
         for page in (start >> 12)..=((end.max(start + 1) - 1) >> 12) {
             self.mem.set_code_page(page, true);
         }
+    }
+
+    fn interrupt_requested(&mut self) -> bool {
+        self.dev.irq_pending()
+    }
+
+    fn unlogged_generation(&self) -> Option<u64> {
+        Some(self.mem.raw_gen())
+    }
+
+    fn monitor_stores(&mut self, on: bool) {
+        self.mem.set_code_log(!on);
     }
 
     fn clear_code_marks(&mut self) {

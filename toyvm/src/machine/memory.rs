@@ -28,15 +28,21 @@ pub const CODE_PAGE_SHIFT: u32 = 12;
 
 /// Guest physical memory.
 pub struct Memory {
-    ram: Vec<u8>,
+    /// Fixed size, so indexing below the VGA window needs no bounds check.
+    ram: Box<[u8; RAM_SIZE]>,
     /// `!(1 << 20)` while the A20 gate is closed, `!0` when open.
     a20_mask: u32,
     /// One byte per 4 KiB page: nonzero when a compiling tier holds code
     /// derived from that page. Writes to such a page are logged in
     /// `code_writes` so the tier can invalidate. Zero everywhere until a tier
     /// marks pages, so the hot path costs one load and a branch.
-    code_pages: Vec<u8>,
+    code_pages: Box<[u8; RAM_SIZE >> CODE_PAGE_SHIFT]>,
     code_writes: Vec<u32>,
+    /// While false, writes into code pages are not logged: an engine whose
+    /// own store monitor sees every guest store turns the log off for the
+    /// duration of its run (`EngineBus::monitor_stores`), so a long run
+    /// storing into a code page does not grow the log.
+    log_on: bool,
     /// Bumped every time RAM is handed out for writing past the code-write
     /// log ([`Memory::ram_mut`], [`Memory::load`]): while it stands still,
     /// every change to RAM went through [`Memory::write8`].
@@ -57,10 +63,14 @@ impl Memory {
         ram[VIDEO_ROM as usize..UMB_START as usize].fill(0xFF);
         ram[BIOS_ROM as usize..0x100000].fill(0xFF);
         Memory {
-            ram,
+            ram: ram.into_boxed_slice().try_into().expect("RAM_SIZE bytes"),
             a20_mask: !(1 << 20),
-            code_pages: vec![0; RAM_SIZE >> CODE_PAGE_SHIFT],
+            code_pages: vec![0; RAM_SIZE >> CODE_PAGE_SHIFT]
+                .into_boxed_slice()
+                .try_into()
+                .expect("one byte per page"),
             code_writes: Vec::new(),
+            log_on: true,
             raw_gen: 0,
         }
     }
@@ -101,8 +111,86 @@ impl Memory {
             || (UMB_START..EMS_FRAME_END).contains(&a);
         if writable {
             self.ram[a as usize] = v;
-            if self.code_pages[(a >> CODE_PAGE_SHIFT) as usize] != 0 {
+            if self.code_pages[(a >> CODE_PAGE_SHIFT) as usize] != 0 && self.log_on {
                 self.code_writes.push(a);
+            }
+        }
+    }
+
+    /// Reads a byte of conventional RAM (an A20-masked `a < VGA_START`): the
+    /// machine's fast path.
+    #[inline(always)]
+    pub fn read8_low(&self, a: u32) -> u8 {
+        debug_assert!(a < VGA_START);
+        self.ram[(a & 0xF_FFFF) as usize]
+    }
+
+    /// Writes a byte of conventional RAM (`a < VGA_START`, always writable),
+    /// logging it as [`Memory::write8`] does.
+    #[inline(always)]
+    pub fn write8_low(&mut self, a: u32, v: u8) {
+        debug_assert!(a < VGA_START);
+        let a = a & 0xF_FFFF;
+        self.ram[a as usize] = v;
+        if self.code_pages[(a >> CODE_PAGE_SHIFT) as usize] != 0 && self.log_on {
+            self.code_writes.push(a);
+        }
+    }
+
+    /// Reads a little-endian word at an (already A20-masked) address whose
+    /// bytes both lie below the VGA window (`a < VGA_START - 1`): the fast
+    /// path of the machine's 16-bit reads.
+    #[inline(always)]
+    pub fn read16_low(&self, a: u32) -> u16 {
+        let a = (a & 0xF_FFFF) as usize;
+        u16::from_le_bytes([self.ram[a], self.ram[a + 1]])
+    }
+
+    /// Reads a little-endian dword below the VGA window (`a < VGA_START - 3`).
+    #[inline(always)]
+    pub fn read32_low(&self, a: u32) -> u32 {
+        let a = (a & 0xF_FFFF) as usize;
+        u32::from_le_bytes([
+            self.ram[a],
+            self.ram[a + 1],
+            self.ram[a + 2],
+            self.ram[a + 3],
+        ])
+    }
+
+    /// Writes a word below the VGA window (`a < VGA_START - 1`, always
+    /// writable RAM), logging code-page bytes exactly as two [`Memory::write8`]
+    /// calls would.
+    #[inline(always)]
+    pub fn write16_low(&mut self, a: u32, v: u16) {
+        let a = a & 0xF_FFFF;
+        let i = a as usize;
+        self.ram[i..i + 2].copy_from_slice(&v.to_le_bytes());
+        self.log_code_span(a, 2);
+    }
+
+    /// Writes a dword below the VGA window (`a < VGA_START - 3`).
+    #[inline(always)]
+    pub fn write32_low(&mut self, a: u32, v: u32) {
+        let a = a & 0xF_FFFF;
+        let i = a as usize;
+        self.ram[i..i + 4].copy_from_slice(&v.to_le_bytes());
+        self.log_code_span(a, 4);
+    }
+
+    /// Logs the bytes `a..a + n` that lie in code pages, in address order.
+    #[inline(always)]
+    fn log_code_span(&mut self, a: u32, n: u32) {
+        let last = a + n - 1;
+        let (p0, p1) = (a >> CODE_PAGE_SHIFT, last >> CODE_PAGE_SHIFT);
+        if self.code_pages[p0 as usize & 0xFFF] | self.code_pages[p1 as usize & 0xFFF] == 0
+            || !self.log_on
+        {
+            return;
+        }
+        for b in a..=last {
+            if self.code_pages[(b >> CODE_PAGE_SHIFT) as usize & 0xFFF] != 0 {
+                self.code_writes.push(b);
             }
         }
     }
@@ -110,14 +198,14 @@ impl Memory {
     /// The whole RAM array (devices use it for DMA; services for bulk access).
     #[inline]
     pub fn ram(&self) -> &[u8] {
-        &self.ram
+        &self.ram[..]
     }
     /// The whole RAM array for writing, past the code-write log: bumps
     /// [`Memory::raw_gen`].
     #[inline]
     pub fn ram_mut(&mut self) -> &mut [u8] {
         self.raw_gen = self.raw_gen.wrapping_add(1);
-        &mut self.ram
+        &mut self.ram[..]
     }
 
     /// The whole RAM array for a writer that only ever writes bytes of
@@ -126,7 +214,7 @@ impl Memory {
     /// Anyone else must use [`Memory::ram_mut`].
     #[inline(always)]
     pub fn ram_mut_codeless(&mut self) -> &mut [u8] {
-        &mut self.ram
+        &mut self.ram[..]
     }
 
     /// A generation that moves whenever RAM may have been written without
@@ -155,6 +243,11 @@ impl Memory {
         if let Some(p) = self.code_pages.get_mut(page as usize) {
             *p = on as u8;
         }
+    }
+
+    /// Turns the code-write log on or off (see `log_on`).
+    pub fn set_code_log(&mut self, on: bool) {
+        self.log_on = on;
     }
 
     /// Takes the addresses written inside code pages since the last call.

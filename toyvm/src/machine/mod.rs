@@ -116,6 +116,27 @@ impl Machine {
     }
 }
 
+impl Machine {
+    /// A read at (A20-masked) `a >= VGA_START`: the VGA window or memory.
+    #[inline(never)]
+    fn read8_high(&mut self, a: u32) -> u8 {
+        if a < VGA_END {
+            return self.dev.vga_read(a);
+        }
+        self.mem.read8(a)
+    }
+
+    /// A write at (A20-masked) `a >= VGA_START`.
+    #[inline(never)]
+    fn write8_high(&mut self, a: u32, v: u8) {
+        if a < VGA_END {
+            self.dev.vga_write(a, v);
+        } else {
+            self.mem.write8(a, v);
+        }
+    }
+}
+
 /// Linear address of a real-mode segment:offset.
 #[inline(always)]
 pub fn lin(seg: u16, off: u16) -> u32 {
@@ -123,26 +144,71 @@ pub fn lin(seg: u16, off: u16) -> u32 {
 }
 
 impl Bus for Machine {
+    // Conventional RAM inline; the VGA window, ROM and memory above 1 MiB
+    // out of line, so the handlers the CPU instantiates for this bus stay
+    // small (the VGA's write pipeline inlined into every one of them made
+    // each 5-8 KiB).
     #[inline(always)]
     fn read8(&mut self, addr: u32) -> u8 {
         let a = self.mem.mask(addr);
         if a < VGA_START {
-            return self.mem.read8(a);
+            return self.mem.read8_low(a);
         }
-        if a < VGA_END {
-            return self.dev.vga_read(a);
-        }
-        self.mem.read8(a)
+        self.read8_high(a)
     }
 
     #[inline(always)]
     fn write8(&mut self, addr: u32, v: u8) {
         let a = self.mem.mask(addr);
-        if (VGA_START..VGA_END).contains(&a) {
-            self.dev.vga_write(a, v);
+        if a < VGA_START {
+            self.mem.write8_low(a, v);
         } else {
-            self.mem.write8(a, v);
+            self.write8_high(a, v);
         }
+    }
+
+    // Wide accesses: conventional RAM below the VGA window in one go (the
+    // A20 mask cannot split them there: `mask(addr + k) == mask(addr) + k`
+    // whenever `mask(addr) + k < 0xA0000`); anything else byte by byte,
+    // exactly as the trait's defaults do.
+    #[inline(always)]
+    fn read16(&mut self, addr: u32) -> u16 {
+        let a = self.mem.mask(addr);
+        if a < VGA_START - 1 {
+            return self.mem.read16_low(a);
+        }
+        self.read8(addr) as u16 | (self.read8(addr.wrapping_add(1)) as u16) << 8
+    }
+
+    #[inline(always)]
+    fn read32(&mut self, addr: u32) -> u32 {
+        let a = self.mem.mask(addr);
+        if a < VGA_START - 3 {
+            return self.mem.read32_low(a);
+        }
+        self.read16(addr) as u32 | (self.read16(addr.wrapping_add(2)) as u32) << 16
+    }
+
+    #[inline(always)]
+    fn write16(&mut self, addr: u32, v: u16) {
+        let a = self.mem.mask(addr);
+        if a < VGA_START - 1 {
+            self.mem.write16_low(a, v);
+            return;
+        }
+        self.write8(addr, v as u8);
+        self.write8(addr.wrapping_add(1), (v >> 8) as u8);
+    }
+
+    #[inline(always)]
+    fn write32(&mut self, addr: u32, v: u32) {
+        let a = self.mem.mask(addr);
+        if a < VGA_START - 3 {
+            self.mem.write32_low(a, v);
+            return;
+        }
+        self.write16(addr, v as u16);
+        self.write16(addr.wrapping_add(2), (v >> 16) as u16);
     }
 
     fn io_read(&mut self, port: u16, w: Width, now: u64) -> u32 {

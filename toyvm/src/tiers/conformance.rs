@@ -200,7 +200,9 @@ fn drive(
                     return r;
                 }
             }
-            ExitReason::Invalid | ExitReason::Divert => return Some("E1 met an invalid word".into()),
+            ExitReason::Invalid | ExitReason::Divert => {
+                return Some("E1 met an invalid word".into())
+            }
             // An STI opened the shadow: the next instruction runs on L0.
             ExitReason::Shadow => cpu.shadow = true,
             _ => {}

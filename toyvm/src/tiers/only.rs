@@ -46,9 +46,9 @@ use shared_ir::e1::{self, E1Arena, E1State, LinkSlot, ProgId};
 use shared_ir::exit::ExitReason;
 use shared_ir::ir::{code_key, Program, Term};
 use shared_ir::lower::{lower_line_opts, LowerOpts};
-use shared_ir::region::{lower_region, RegionLine, RegionLimits};
 use shared_ir::machine::RealMode16;
 use shared_ir::opt::{optimize, Pass, PassSet};
+use shared_ir::region::{lower_region, RegionLimits, RegionLine};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasherDefault;
 
@@ -495,7 +495,10 @@ impl OnlyNaive {
             return Some(e);
         }
         let set = arm.strip_prefix("only-")?;
-        if let Some(k) = set.strip_prefix('t').filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())) {
+        if let Some(k) = set
+            .strip_prefix('t')
+            .filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+        {
             return Some(
                 k.parse::<u32>()
                     .map(OnlyNaive::with_tier_up)
@@ -840,7 +843,10 @@ impl OnlyNaive {
         };
         // Programs that already start near here: lines end there and link.
         let (lo, hi) = if region.max_lines > 1 {
-            (ip.saturating_sub(REGION_WINDOW), (ip + REGION_WINDOW).min(0xFFFF))
+            (
+                ip.saturating_sub(REGION_WINDOW),
+                (ip + REGION_WINDOW).min(0xFFFF),
+            )
         } else {
             (ip + 1, (ip + LINE_CAP as u32 * 15).min(0xFFFF))
         };
@@ -879,7 +885,15 @@ impl OnlyNaive {
                 }
                 line_bytes(code, smc, ram, cs_base, at, out)
             };
-            lower_region(&RealMode16, self.opts, cs_base, ip, region, &stops, &mut bytes)
+            lower_region(
+                &RealMode16,
+                self.opts,
+                cs_base,
+                ip,
+                region,
+                &stops,
+                &mut bytes,
+            )
         };
         self.stops = stops;
         let site = match r.program {
@@ -981,7 +995,14 @@ impl OnlyNaive {
             let mut buf = Vec::new();
             for l in lines {
                 buf.clear();
-                line_bytes(&self.code, &self.l1.smc, m.mem.ram(), cs_base, l.ip, &mut buf);
+                line_bytes(
+                    &self.code,
+                    &self.l1.smc,
+                    m.mem.ram(),
+                    cs_base,
+                    l.ip,
+                    &mut buf,
+                );
                 let mut d = iced_x86::Decoder::with_ip(
                     16,
                     &buf,

@@ -9,18 +9,39 @@
 use crate::bus::{Bus, Width};
 use crate::ea;
 use crate::op::{get, put, Flow, Loc, Op, Opnd};
+use crate::shape::{self, Shape};
 use crate::{reg, Cpu, Exception};
 use shared_ir::alu::{self, AluOp, BtOp, ShiftOp};
 
 type R = Result<Flow, Exception>;
 
-/// ADD OR ADC SBB AND SUB XOR CMP (`sub` = /reg order).
-pub fn h_alu<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
+/// A handler-family selector taken from the Op's `sub` at run time (the
+/// general instance); any other value is the selector itself, fixed when
+/// the instance is chosen (`select`).
+pub const FROM_SUB: u8 = 0xFF;
+
+#[inline(always)]
+fn sub_of<B>(fixed: u8, op: &Op<B>) -> u8 {
+    if fixed == FROM_SUB {
+        op.sub
+    } else {
+        fixed
+    }
+}
+
+/// ADD OR ADC SBB AND SUB XOR CMP (`OP` = /reg order, or [`FROM_SUB`]);
+/// destination shape `D`, source shape `S` (`crate::shape`).
+pub fn h_alu<B: Bus, const OP: u8, const D: Shape, const S: Shape>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    op: &Op<B>,
+) -> R {
+    let d = op.loc_as::<D>(cpu, op.dst)?;
     let a = get(cpu, bus, d);
-    let b = op.read(cpu, bus, op.src)?;
-    let aop = AluOp::from_index(op.sub);
-    let (r, f) = alu::binop(aop, op.w, a, b, cpu.flags.cf());
+    let b = op.read_as::<S>(cpu, bus, op.src)?;
+    let aop = AluOp::from_index(sub_of(OP, op));
+    let w = shape::width(D, op.w);
+    let (r, f) = alu::binop(aop, w, a, b, cpu.flags.cf());
     f.apply(&mut cpu.flags);
     if aop != AluOp::Cmp {
         put(cpu, bus, d, r);
@@ -28,25 +49,26 @@ pub fn h_alu<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     Ok(Flow::Next)
 }
 
-/// TEST.
-pub fn h_test<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let a = op.read(cpu, bus, op.dst)?;
-    let b = op.read(cpu, bus, op.src)?;
-    alu::logic(op.w, a & b).apply(&mut cpu.flags);
+/// TEST (shapes as [`h_alu`]).
+pub fn h_test<B: Bus, const D: Shape, const S: Shape>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let a = op.read_as::<D>(cpu, bus, op.dst)?;
+    let b = op.read_as::<S>(cpu, bus, op.src)?;
+    alu::logic(shape::width(D, op.w), a & b).apply(&mut cpu.flags);
     Ok(Flow::Next)
 }
 
-/// NOT (0), NEG (1), INC (2), DEC (3).
-pub fn h_unary<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
+/// NOT (0), NEG (1), INC (2), DEC (3) (`U`, or [`FROM_SUB`]) on shape `D`.
+pub fn h_unary<B: Bus, const U: u8, const D: Shape>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let d = op.loc_as::<D>(cpu, op.dst)?;
     let a = get(cpu, bus, d);
-    let r = match op.sub {
-        0 => !a & op.w.mask(),
+    let w = shape::width(D, op.w);
+    let r = match sub_of(U, op) {
+        0 => !a & w.mask(),
         s => {
             let (r, f) = match s {
-                1 => alu::neg(op.w, a),
-                2 => alu::inc(op.w, a),
-                _ => alu::dec(op.w, a),
+                1 => alu::neg(w, a),
+                2 => alu::inc(w, a),
+                _ => alu::dec(w, a),
             };
             f.apply(&mut cpu.flags);
             r
@@ -56,12 +78,18 @@ pub fn h_unary<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     Ok(Flow::Next)
 }
 
-/// ROL ROR RCL RCR SHL SHR SAL SAR (`sub` = /reg order); count from `src`.
-pub fn h_shift<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let d = op.loc(cpu, op.dst)?;
+/// ROL ROR RCL RCR SHL SHR SAL SAR (`sub` = /reg order) on shape `D`; the
+/// count from `src` (shape `S`: an immediate or CL).
+pub fn h_shift<B: Bus, const D: Shape, const S: Shape>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    op: &Op<B>,
+) -> R {
+    let d = op.loc_as::<D>(cpu, op.dst)?;
     let a = get(cpu, bus, d);
-    let count = op.read(cpu, bus, op.src)? & 0xFF;
-    let (r, f) = alu::shift(ShiftOp::from_index(op.sub), op.w, a, count, cpu.flags.cf());
+    let count = op.read_as::<S>(cpu, bus, op.src)? & 0xFF;
+    let w = shape::width(D, op.w);
+    let (r, f) = alu::shift(ShiftOp::from_index(op.sub), w, a, count, cpu.flags.cf());
     f.apply(&mut cpu.flags);
     put(cpu, bus, d, r);
     Ok(Flow::Next)

@@ -26,9 +26,15 @@ pub fn h_jmp_rel<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
     branch(cpu, op.o32, rel_target(cpu, op))
 }
 
-/// Jcc (`sub` = condition code).
-pub fn h_jcc<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
-    if cpu.flags.cond(op.sub) {
+/// Jcc: condition code `CC` (the low nibble of the opcode), or
+/// [`super::alu::FROM_SUB`] to take it from `sub`.
+pub fn h_jcc<B: Bus, const CC: u8>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
+    let cc = if CC == super::alu::FROM_SUB {
+        op.sub
+    } else {
+        CC
+    };
+    if cpu.flags.cond(cc) {
         branch(cpu, op.o32, rel_target(cpu, op))
     } else {
         Ok(Flow::Next)

@@ -10,6 +10,7 @@
 use super::{peek, pop, push};
 use crate::bus::{Bus, Width};
 use crate::op::{get, put, Flow, Op, Opnd};
+use crate::shape::{self, Shape};
 use crate::{ea, reg, seg, Cpu, Exception, EFLAGS_WRITABLE};
 use shared_ir::flags::{AF, CF, PF, SF, ZF};
 
@@ -25,10 +26,11 @@ fn load_sreg(cpu: &mut Cpu, s: u8, v: u16) -> Result<(), Exception> {
     Ok(())
 }
 
-/// MOV (registers, memory, immediates; segment registers as a source).
-pub fn h_mov<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let v = op.read(cpu, bus, op.src)?;
-    let d = op.loc(cpu, op.dst)?;
+/// MOV (registers, memory, immediates; segment registers as a source), with
+/// destination shape `D` and source shape `S` (`crate::shape`).
+pub fn h_mov<B: Bus, const D: Shape, const S: Shape>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let v = op.read_as::<S>(cpu, bus, op.src)?;
+    let d = op.loc_as::<D>(cpu, op.dst)?;
     put(cpu, bus, d, v);
     Ok(Flow::Next)
 }
@@ -40,19 +42,19 @@ pub fn h_mov_sreg<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     Ok(Flow::Next)
 }
 
-/// MOVZX (0) / MOVSX (1).
-pub fn h_movx<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let v = op.read(cpu, bus, op.src)?;
+/// MOVZX (0) / MOVSX (1), destination shape `D`, source shape `S`.
+pub fn h_movx<B: Bus, const D: Shape, const S: Shape>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let v = op.read_as::<S>(cpu, bus, op.src)?;
     let v = if op.sub == 1 {
-        match op.src.width() {
+        match shape::width(S, op.src.width()) {
             Width::W8 => v as u8 as i8 as i32 as u32,
             _ => v as u16 as i16 as i32 as u32,
         }
     } else {
         v
     };
-    let d = op.loc(cpu, op.dst)?;
-    put(cpu, bus, d, v & op.w.mask());
+    let d = op.loc_as::<D>(cpu, op.dst)?;
+    put(cpu, bus, d, v & shape::width(D, op.w).mask());
     Ok(Flow::Next)
 }
 
@@ -72,10 +74,10 @@ pub fn h_nop<B: Bus>(_cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
     Ok(Flow::Next)
 }
 
-/// LEA: the offset only, truncated to the destination.
-pub fn h_lea<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+/// LEA: the offset only, truncated to the destination (shape `D`).
+pub fn h_lea<B: Bus, const D: Shape>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let off = op.ea_off(cpu);
-    let d = op.loc(cpu, op.dst)?;
+    let d = op.loc_as::<D>(cpu, op.dst)?;
     put(cpu, bus, d, off);
     Ok(Flow::Next)
 }
@@ -113,20 +115,22 @@ pub fn h_xlat<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     Ok(Flow::Next)
 }
 
-/// PUSH `dst` (a word or dword slot by `o32`; SP pushes its old value).
-pub fn h_push<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
-    let v = op.read(cpu, bus, op.dst)?;
+/// PUSH `dst` (shape `D`; a word or dword slot by `o32`; SP pushes its old
+/// value).
+pub fn h_push<B: Bus, const D: Shape>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+    let v = op.read_as::<D>(cpu, bus, op.dst)?;
     push(cpu, bus, op.o32, v)?;
     Ok(Flow::Next)
 }
 
-/// POP `dst`; a memory destination is addressed with the incremented SP.
-pub fn h_pop<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
+/// POP `dst` (shape `D`); a memory destination is addressed with the
+/// incremented SP.
+pub fn h_pop<B: Bus, const D: Shape>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let v = pop(cpu, bus, op.o32)?;
     match op.dst {
-        Opnd::Sreg(s) => load_sreg(cpu, s, v as u16)?,
+        Opnd::Sreg(s) if D == shape::ANY => load_sreg(cpu, s, v as u16)?,
         o => {
-            let d = op.loc(cpu, o)?;
+            let d = op.loc_as::<D>(cpu, o)?;
             put(cpu, bus, d, v);
         }
     }

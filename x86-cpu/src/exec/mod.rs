@@ -167,12 +167,12 @@ pub fn fault<B: Bus>(cpu: &mut Cpu, bus: &mut B, e: Exception, bytes: &[u8]) -> 
 }
 
 /// A stop report for the Op at CS:IP.
-pub fn stop_reason<B>(cpu: &Cpu, op: &Op<B>, what: String) -> StopReason {
+pub fn stop_reason<B>(cpu: &Cpu, op: &Op<B>, code: u8) -> StopReason {
     StopReason {
         cs: cpu.sregs[seg::CS],
         ip: cpu.eip,
         bytes: op.bytes[..op.len as usize].to_vec(),
-        what,
+        what: Flow::stop_message(code).to_string(),
     }
 }
 

@@ -49,7 +49,7 @@ pub fn h_out<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 
 fn write_cr0(cpu: &mut Cpu, v: u32) -> R {
     if v & cr0::PE != 0 {
-        return Ok(Flow::Stop(STOP_MESSAGES[1].into()));
+        return Ok(Flow::Stop(1));
     }
     if v & 0x8000_0000 != 0 {
         // PG without PE.
@@ -118,7 +118,7 @@ pub fn h_lmsw<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let v = op.read(cpu, bus, op.dst)? & 0xF;
     let nv = (cpu.cr0 & !0xE) | v;
     if nv & cr0::PE != 0 {
-        return Ok(Flow::Stop(STOP_MESSAGES[1].into()));
+        return Ok(Flow::Stop(1));
     }
     cpu.cr0 = nv;
     Ok(Flow::Next)
@@ -302,7 +302,7 @@ pub fn h_hostcall<B: Bus>(_cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
 
 /// Instructions the model cannot express (`sub` indexes [`STOP_MESSAGES`]).
 pub fn h_stop<B: Bus>(_cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
-    Ok(Flow::Stop(STOP_MESSAGES[op.sub as usize].into()))
+    Ok(Flow::Stop(op.sub))
 }
 
 /// Raises #UD (kept as a handler so L1 can cache an undefined opcode as an Op).

@@ -1001,7 +1001,9 @@ pub fn execute_p6(f: &mut Fpu, ins: &Instruction, eflags: &mut u32) -> bool {
             let quiet = matches!(code, Fucomi_st0_sti | Fucomip_st0_sti);
             let pop = matches!(code, Fcomip_st0_sti | Fucomip_st0_sti);
             f.set_c1(false);
-            let set = |fl: &mut u32, bits: u32| *fl = (*fl & !(CF | PF | ZF | 0x800 | 0x80 | 0x10)) | bits;
+            let set = |fl: &mut u32, bits: u32| {
+                *fl = (*fl & !(CF | PF | ZF | 0x800 | 0x80 | 0x10)) | bits
+            };
             if f.is_empty(0) || f.is_empty(i) {
                 f.raise(IE | SF);
                 if f.unmasked(IE) == 0 {

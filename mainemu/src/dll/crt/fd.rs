@@ -118,7 +118,10 @@ pub fn table(env: &mut Env) -> &mut Vec<Option<Fd>> {
     if env.crt.fds.is_empty() {
         let std = env.std_handles;
         for h in std {
-            let device = matches!(env.handles.get(h), Some(Object::Console(_)) | Some(Object::Null));
+            let device = matches!(
+                env.handles.get(h),
+                Some(Object::Console(_)) | Some(Object::Null)
+            );
             env.crt.fds.push(Some(Fd {
                 handle: h,
                 text: true,
@@ -155,7 +158,10 @@ fn get_mut(env: &mut Env, fd: i32) -> Result<&mut Fd, i32> {
 
 /// `_open_osfhandle`: the lowest free descriptor for `h`.
 pub fn alloc(env: &mut Env, h: u32, flags: u32) -> Result<i32, i32> {
-    let device = matches!(env.handles.get(h), Some(Object::Console(_)) | Some(Object::Null));
+    let device = matches!(
+        env.handles.get(h),
+        Some(Object::Console(_)) | Some(Object::Null)
+    );
     let text = if flags & oflag::BINARY != 0 {
         false
     } else if flags & oflag::TEXT != 0 {

@@ -27,7 +27,11 @@ pub struct Stat {
 }
 
 fn mode_of(attrs: u32, name: &str) -> u16 {
-    let mut m: u16 = if attrs & attr::DIRECTORY != 0 { 0x4000 | 0x40 } else { 0x8000 };
+    let mut m: u16 = if attrs & attr::DIRECTORY != 0 {
+        0x4000 | 0x40
+    } else {
+        0x8000
+    };
     m |= 0x100; // read
     if attrs & attr::READONLY == 0 {
         m |= 0x80;
@@ -45,11 +49,17 @@ fn stat_path(env: &mut Env, path: u32, wide: bool) -> Result<Stat, i32> {
     };
     // A trailing separator is only allowed on a root ("C:\").
     let trimmed = p.trim_end_matches(['\\', '/']);
-    if trimmed.len() != p.len() && !(trimmed.len() == 2 && trimmed.ends_with(':')) && !trimmed.is_empty() {
+    if trimmed.len() != p.len()
+        && !(trimmed.len() == 2 && trimmed.ends_with(':'))
+        && !trimmed.is_empty()
+    {
         return Err(errno::ENOENT);
     }
     let host = k32::resolve(env, &p).map_err(fd::errno_of)?;
-    let name = host.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = host
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let e = files::stat_entry(&host, &name).map_err(fd::errno_of)?;
     let full = env.drives.lexical_full(&p);
     let dev = (full.as_bytes()[0].to_ascii_uppercase() - b'A') as u32;
@@ -73,7 +83,10 @@ fn stat_fd(env: &mut Env, fdn: i32) -> Result<Stat, i32> {
     match env.handles.get(f.handle) {
         Some(crate::handles::Object::File(fo)) => {
             let host = fo.host.clone();
-            let name = host.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = host
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let e = files::stat_entry(&host, &name).map_err(fd::errno_of)?;
             Ok(Stat {
                 dev: 2,
@@ -201,7 +214,11 @@ fn c_result(env: &mut Env, ok: bool) -> i32 {
 /// `_getcwd(buf, n)`: NULL buf allocates.
 fn getcwd(env: &mut Env, buf: u32, n: i32, wide: bool) -> u32 {
     let c = env.drives.cwd();
-    let units = if wide { c.encode_utf16().count() } else { c.len() } as i32;
+    let units = if wide {
+        c.encode_utf16().count()
+    } else {
+        c.len()
+    } as i32;
     let unit = if wide { 2 } else { 1 };
     let buf = if buf == 0 {
         env.alloc(((units + 1).max(n)) as u32 * unit)
@@ -217,9 +234,16 @@ fn getcwd(env: &mut Env, buf: u32, n: i32, wide: bool) -> u32 {
 }
 
 fn fullpath(env: &mut Env, buf: u32, p: u32, n: u32, wide: bool) -> u32 {
-    let rel = env.read_str(p, wide).filter(|s| !s.is_empty()).unwrap_or_else(|| ".".into());
+    let rel = env
+        .read_str(p, wide)
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| ".".into());
     let full = env.drives.lexical_full(&rel);
-    let units = if wide { full.encode_utf16().count() } else { full.len() } as u32;
+    let units = if wide {
+        full.encode_utf16().count()
+    } else {
+        full.len()
+    } as u32;
     let buf = if buf == 0 {
         env.alloc((units + 1).max(n) * if wide { 2 } else { 1 })
     } else {
@@ -236,7 +260,11 @@ fn fullpath(env: &mut Env, buf: u32, p: u32, n: u32, wide: bool) -> u32 {
 /// `_splitpath(path, drive, dir, fname, ext)`.
 fn splitpath(env: &mut Env, p: u32, drive: u32, dir: u32, fname: u32, ext: u32, wide: bool) {
     let s = env.read_str(p, wide).unwrap_or_default();
-    let (d, rest) = if s.len() >= 2 && s.as_bytes()[1] == b':' { s.split_at(2) } else { ("", s.as_str()) };
+    let (d, rest) = if s.len() >= 2 && s.as_bytes()[1] == b':' {
+        s.split_at(2)
+    } else {
+        ("", s.as_str())
+    };
     let cut = rest.rfind(['\\', '/']).map_or(0, |i| i + 1);
     let (di, file) = rest.split_at(cut);
     let (f, e) = match file.rfind('.') {
@@ -319,7 +347,12 @@ fn put_finddata(env: &mut Env, out: u32, e: &DirEntry, l: FindLayout, wide: bool
         w.resize(260, 0);
         b.extend(crate::dll::wbytes(&w));
     } else {
-        let mut n: Vec<u8> = e.name.chars().take(259).map(|c| if (c as u32) < 256 { c as u8 } else { b'?' }).collect();
+        let mut n: Vec<u8> = e
+            .name
+            .chars()
+            .take(259)
+            .map(|c| if (c as u32) < 256 { c as u8 } else { b'?' })
+            .collect();
         n.resize(260, 0);
         b.extend(n);
     }
@@ -334,7 +367,14 @@ fn findfirst(env: &mut Env, spec: u32, out: u32, l: FindLayout, wide: bool) -> i
     if h == crate::handles::INVALID {
         env.with_heap(heap, |hp, _| hp.free(scratch));
         let e = env.last_error;
-        fd::set_errno(env, if e == 3 || e == 2 { errno::ENOENT } else { fd::errno_of(e) });
+        fd::set_errno(
+            env,
+            if e == 3 || e == 2 {
+                errno::ENOENT
+            } else {
+                fd::errno_of(e)
+            },
+        );
         return -1;
     }
     env.with_heap(heap, |hp, _| hp.free(scratch));
@@ -426,7 +466,11 @@ fn tempnam(env: &mut Env, dir: u32, prefix: u32, wide: bool) -> u32 {
         let cand = format!("{}\\{pre}{:x}", d.trim_end_matches('\\'), n + 1);
         if !k32::resolve(env, &cand).is_ok_and(|h| h.exists()) {
             let w: Vec<u16> = cand.encode_utf16().collect();
-            return if wide { env.alloc_wstr(&w) } else { env.alloc_cstr(cand.as_bytes()) };
+            return if wide {
+                env.alloc_wstr(&w)
+            } else {
+                env.alloc_cstr(cand.as_bytes())
+            };
         }
     }
 }
@@ -437,7 +481,11 @@ fn chmod(env: &mut Env, p: u32, mode: u32, wide: bool) -> i32 {
         fd::set_errno(env, errno::ENOENT);
         return -1;
     }
-    let na = if mode & 0x80 != 0 { a & !attr::READONLY } else { a | attr::READONLY };
+    let na = if mode & 0x80 != 0 {
+        a & !attr::READONLY
+    } else {
+        a | attr::READONLY
+    };
     let ok = k32::set_attributes(env, p, wide, na);
     c_result(env, ok)
 }

@@ -9,7 +9,11 @@ use x86_cpu::fpu::{formats, softfloat::Rounding, F80};
 use x86_cpu::Cpu;
 
 /// Round to nearest, all exceptions masked.
-const NEAREST: Rounding = Rounding { rc: 0, bits: 53, masks: 0x3F };
+const NEAREST: Rounding = Rounding {
+    rc: 0,
+    bits: 53,
+    masks: 0x3F,
+};
 
 /// Pushes `v` onto the x87 stack (a cdecl function's double result).
 pub fn push_st0(cpu: &mut Cpu, v: f64) {
@@ -46,7 +50,14 @@ fn pop(cpu: &mut Cpu) -> f64 {
 /// The x87 control word in `_controlfp`'s abstract encoding.
 pub fn abstract_cw(cw: u16) -> u32 {
     let mut r = 0;
-    for (x, a) in [(0x1, 0x10), (0x2, 0x8_0000), (0x4, 0x8), (0x8, 0x4), (0x10, 0x2), (0x20, 0x1)] {
+    for (x, a) in [
+        (0x1, 0x10),
+        (0x2, 0x8_0000),
+        (0x4, 0x8),
+        (0x8, 0x4),
+        (0x10, 0x2),
+        (0x20, 0x1),
+    ] {
         if cw & x != 0 {
             r |= a;
         }
@@ -72,7 +83,14 @@ pub fn abstract_cw(cw: u16) -> u32 {
 /// The abstract encoding back to x87 control word bits.
 pub fn x87_cw(a: u32) -> u16 {
     let mut cw = 0u16;
-    for (x, b) in [(0x1, 0x10), (0x2, 0x8_0000), (0x4, 0x8), (0x8, 0x4), (0x10, 0x2), (0x20, 0x1)] {
+    for (x, b) in [
+        (0x1, 0x10),
+        (0x2, 0x8_0000),
+        (0x4, 0x8),
+        (0x8, 0x4),
+        (0x10, 0x2),
+        (0x20, 0x1),
+    ] {
         if a & b != 0 {
             cw |= x;
         }
@@ -102,7 +120,14 @@ pub fn control87(cpu: &mut Cpu, new: u32, mask: u32) -> u32 {
 /// The x87 status exceptions in the abstract `_SW_*` encoding.
 fn abstract_sw(sw: u16) -> u32 {
     let mut r = 0;
-    for (x, a) in [(0x1, 0x10), (0x2, 0x8_0000), (0x4, 0x8), (0x8, 0x4), (0x10, 0x2), (0x20, 0x1)] {
+    for (x, a) in [
+        (0x1, 0x10),
+        (0x2, 0x8_0000),
+        (0x4, 0x8),
+        (0x8, 0x4),
+        (0x10, 0x2),
+        (0x20, 0x1),
+    ] {
         if sw & x != 0 {
             r |= a;
         }
@@ -194,7 +219,11 @@ pub mod exports {
     /// _ftol: ST(0) truncated to a 64-bit integer in EDX:EAX, popped.
     fn ftol(env: &mut Env) -> Ret {
         let x = pop(env.cpu());
-        let v = if x.is_finite() && x.abs() < 9.2e18 { x.trunc() as i64 } else { i64::MIN };
+        let v = if x.is_finite() && x.abs() < 9.2e18 {
+            x.trunc() as i64
+        } else {
+            i64::MIN
+        };
         Ret::Value64(v as u64)
     }
 

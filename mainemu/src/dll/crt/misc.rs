@@ -95,7 +95,11 @@ fn getenv(env: &mut Env, name: u32, wide: bool) -> u32 {
         return a;
     }
     let w: Vec<u16> = v.encode_utf16().collect();
-    let a = if wide { env.alloc_wstr(&w) } else { env.alloc_cstr(&v.chars().map(|c| c as u8).collect::<Vec<_>>()) };
+    let a = if wide {
+        env.alloc_wstr(&w)
+    } else {
+        env.alloc_cstr(&v.chars().map(|c| c as u8).collect::<Vec<_>>())
+    };
     env.data.insert(key, a);
     a
 }
@@ -118,7 +122,10 @@ fn putenv(env: &mut Env, s: u32, wide: bool) -> i32 {
 
 /// exit(): atexit handlers (last registered first), then the process ends.
 pub fn exit(env: &mut Env, code: u32) -> Ret {
-    let fns: VecDeque<u32> = std::mem::take(&mut env.crt.atexit).into_iter().rev().collect();
+    let fns: VecDeque<u32> = std::mem::take(&mut env.crt.atexit)
+        .into_iter()
+        .rev()
+        .collect();
     Ret::call_each(
         env,
         fns,
@@ -131,7 +138,10 @@ pub fn exit(env: &mut Env, code: u32) -> Ret {
 
 /// _cexit: handlers and flush, then return to the caller.
 pub fn cexit(env: &mut Env) -> Ret {
-    let fns: VecDeque<u32> = std::mem::take(&mut env.crt.atexit).into_iter().rev().collect();
+    let fns: VecDeque<u32> = std::mem::take(&mut env.crt.atexit)
+        .into_iter()
+        .rev()
+        .collect();
     Ret::call_each(
         env,
         fns,
@@ -194,7 +204,10 @@ fn sort_step(env: &mut Env, mut s: Sort) -> Ret {
         if s.width >= n {
             let mut all = Vec::with_capacity(n * s.size as usize);
             for &k in &s.order {
-                all.extend(env.read_bytes(s.base + k * s.size, s.size).unwrap_or_default());
+                all.extend(
+                    env.read_bytes(s.base + k * s.size, s.size)
+                        .unwrap_or_default(),
+                );
             }
             env.mem.poke(s.base, &all);
             return Ret::Value(0);
@@ -253,7 +266,16 @@ fn qsort(env: &mut Env, base: u32, n: u32, size: u32, cmp: u32, ctx: Option<u32>
 }
 
 #[allow(clippy::too_many_arguments)]
-fn bsearch_step(_env: &mut Env, key: u32, base: u32, lo: u32, hi: u32, size: u32, cmp: u32, ctx: Option<u32>) -> Ret {
+fn bsearch_step(
+    _env: &mut Env,
+    key: u32,
+    base: u32,
+    lo: u32,
+    hi: u32,
+    size: u32,
+    cmp: u32,
+    ctx: Option<u32>,
+) -> Ret {
     if lo >= hi {
         return Ret::Value(0);
     }
@@ -273,7 +295,10 @@ fn bsearch_step(_env: &mut Env, key: u32, base: u32, lo: u32, hi: u32, size: u32
 /// Parses an integer as strtol does: (value as u64 magnitude with sign
 /// applied by wrapping, units consumed, overflowed for `bits`/`signed`).
 pub fn parse_int(u: &[u16], base: u32, bits: u32, signed: bool) -> (u64, usize, bool) {
-    let mut i = u.iter().take_while(|&&c| matches!(c, 0x20 | 0x09..=0x0D)).count();
+    let mut i = u
+        .iter()
+        .take_while(|&&c| matches!(c, 0x20 | 0x09..=0x0D))
+        .count();
     let neg = match u.get(i) {
         Some(&0x2D) => {
             i += 1;
@@ -287,7 +312,11 @@ pub fn parse_int(u: &[u16], base: u32, bits: u32, signed: bool) -> (u64, usize, 
     };
     let mut base = base;
     let hex_prefix = u.get(i) == Some(&0x30) && matches!(u.get(i + 1), Some(&0x78) | Some(&0x58));
-    if (base == 0 || base == 16) && hex_prefix && u.get(i + 2).is_some_and(|&c| (c as u8 as char).is_ascii_hexdigit() && c < 0x80) {
+    if (base == 0 || base == 16)
+        && hex_prefix
+        && u.get(i + 2)
+            .is_some_and(|&c| (c as u8 as char).is_ascii_hexdigit() && c < 0x80)
+    {
         base = 16;
         i += 2;
     } else if base == 0 {
@@ -351,14 +380,23 @@ pub fn parse_int(u: &[u16], base: u32, bits: u32, signed: bool) -> (u64, usize, 
     (val, i, over)
 }
 
-fn strto_int(env: &mut Env, s: u32, end: u32, base: u32, bits: u32, signed: bool, wide: bool) -> u64 {
+fn strto_int(
+    env: &mut Env,
+    s: u32,
+    end: u32,
+    base: u32,
+    bits: u32,
+    signed: bool,
+    wide: bool,
+) -> u64 {
     let u = units(env, s, wide);
     let (v, used, over) = parse_int(&u, base, bits, signed);
     if over {
         fd::set_errno(env, errno::ERANGE);
     }
     if end != 0 {
-        env.mem.poke_u32(end, s + used as u32 * if wide { 2 } else { 1 });
+        env.mem
+            .poke_u32(end, s + used as u32 * if wide { 2 } else { 1 });
     }
     if bits == 32 {
         v & 0xFFFF_FFFF
@@ -369,9 +407,15 @@ fn strto_int(env: &mut Env, s: u32, end: u32, base: u32, bits: u32, signed: bool
 
 /// The longest prefix of `u` that is a C floating-point number: (value, units used).
 pub fn parse_float(u: &[u16]) -> (f64, usize) {
-    let s: String = u.iter().map(|&c| if c < 0x80 { c as u8 as char } else { '\u{1}' }).collect();
+    let s: String = u
+        .iter()
+        .map(|&c| if c < 0x80 { c as u8 as char } else { '\u{1}' })
+        .collect();
     let b = s.as_bytes();
-    let mut i = b.iter().take_while(|c| matches!(c, b' ' | b'\t'..=b'\r')).count();
+    let mut i = b
+        .iter()
+        .take_while(|c| matches!(c, b' ' | b'\t'..=b'\r'))
+        .count();
     let start = i;
     if matches!(b.get(i), Some(b'+' | b'-')) {
         i += 1;
@@ -379,7 +423,11 @@ pub fn parse_float(u: &[u16]) -> (f64, usize) {
     let rest = s[i..].to_ascii_lowercase();
     if rest.starts_with("inf") {
         let n = if rest.starts_with("infinity") { 8 } else { 3 };
-        let v: f64 = if b[start] == b'-' { f64::NEG_INFINITY } else { f64::INFINITY };
+        let v: f64 = if b[start] == b'-' {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
         return (v, i + n);
     }
     if rest.starts_with("nan") {
@@ -425,7 +473,8 @@ fn strtod(env: &mut Env, s: u32, end: u32, wide: bool) -> f64 {
         fd::set_errno(env, errno::ERANGE);
     }
     if end != 0 {
-        env.mem.poke_u32(end, s + used as u32 * if wide { 2 } else { 1 });
+        env.mem
+            .poke_u32(end, s + used as u32 * if wide { 2 } else { 1 });
     }
     v
 }
@@ -508,8 +557,15 @@ fn setjmp(env: &mut Env, buf: u32) -> u32 {
 
 fn longjmp(env: &mut Env, buf: u32, val: u32) -> Ret {
     let g = |o| env.mem.peek_u32(buf + o).unwrap_or(0);
-    let (ebp, ebx, edi, esi, esp, eip, registration) =
-        (g(jb::EBP), g(jb::EBX), g(jb::EDI), g(jb::ESI), g(jb::ESP), g(jb::EIP), g(jb::REGISTRATION));
+    let (ebp, ebx, edi, esi, esp, eip, registration) = (
+        g(jb::EBP),
+        g(jb::EBX),
+        g(jb::EDI),
+        g(jb::ESI),
+        g(jb::ESP),
+        g(jb::EIP),
+        g(jb::REGISTRATION),
+    );
     let teb = env.teb();
     env.mem.poke_u32(teb, registration);
     let cpu = env.cpu();
@@ -534,7 +590,12 @@ fn rand(env: &mut Env) -> i32 {
 /// setlocale: only the C locale exists (every query or change answers "C").
 fn setlocale(env: &mut Env, locale: u32, wide: bool) -> u32 {
     if let Some(l) = env.read_str(locale, wide) {
-        if !(l.is_empty() || l == "C" || l.eq_ignore_ascii_case("english") || l.contains(".1252") || l.starts_with("en")) {
+        if !(l.is_empty()
+            || l == "C"
+            || l.eq_ignore_ascii_case("english")
+            || l.contains(".1252")
+            || l.starts_with("en"))
+        {
             return 0;
         }
     }
@@ -798,7 +859,13 @@ fn searchenv(env: &mut Env, file: u32, var: u32, out: u32, wide: bool) {
     let f = env.read_str(file, wide).unwrap_or_default();
     let v = env.read_str(var, wide).unwrap_or_default();
     let mut dirs = vec![env.drives.cwd()];
-    dirs.extend(env.var(&v).unwrap_or("").split(';').filter(|d| !d.is_empty()).map(str::to_string));
+    dirs.extend(
+        env.var(&v)
+            .unwrap_or("")
+            .split(';')
+            .filter(|d| !d.is_empty())
+            .map(str::to_string),
+    );
     for d in dirs {
         let cand = format!("{}\\{}", d.trim_end_matches('\\'), f);
         if crate::dll::kernel32::file::resolve(env, &cand).is_ok_and(|h| h.is_file()) {

@@ -49,7 +49,10 @@ pub struct State {
 /// malloc and friends run on the process heap.
 pub fn malloc(env: &mut Env, n: u32) -> u32 {
     let h = env.process_heap;
-    match env.with_heap(h, |heap, m| heap.alloc(m, n, false)).flatten() {
+    match env
+        .with_heap(h, |heap, m| heap.alloc(m, n, false))
+        .flatten()
+    {
         Some(a) => a,
         None => {
             fd::set_errno(env, fd::errno::ENOMEM);
@@ -156,10 +159,14 @@ pub mod common {
     }
 
     fn aligned_malloc(env: &mut crate::dll::Env, n: u32, align: u32, off: u32) -> u32 {
-        if align == 0 || !align.is_power_of_two() { return 0; }
+        if align == 0 || !align.is_power_of_two() {
+            return 0;
+        }
         let align = align.max(4);
         let raw = crt::malloc(env, n + align + 4 + off);
-        if raw == 0 { return 0; }
+        if raw == 0 {
+            return 0;
+        }
         let p = ((raw + 4 + off + align - 1) & !(align - 1)) - off;
         env.mem.poke_u32((p & !3) - 4, raw);
         p

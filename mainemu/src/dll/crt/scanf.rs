@@ -105,7 +105,13 @@ pub fn scan(env: &mut Env, src: &mut Source, fmt: &[u16], va: u32, wide_default:
                     ungetc!(c);
                     return assigned;
                 }
-                None => return if assigned == 0 && !any_input { -1 } else { assigned },
+                None => {
+                    return if assigned == 0 && !any_input {
+                        -1
+                    } else {
+                        assigned
+                    }
+                }
             }
         }
         let suppress = fmt.get(i) == Some(&(b'*' as u16));
@@ -185,7 +191,11 @@ pub fn scan(env: &mut Env, src: &mut Source, fmt: &[u16], va: u32, wide_default:
                         Some(c) => {
                             let ok = match c as u8 as char {
                                 '+' | '-' => text.is_empty(),
-                                'x' | 'X' => base != 10 && base != 8 && matches!(text.as_slice(), [0x30] | [_, 0x30]),
+                                'x' | 'X' => {
+                                    base != 10
+                                        && base != 8
+                                        && matches!(text.as_slice(), [0x30] | [_, 0x30])
+                                }
                                 ch => c < 0x80 && ch.is_digit(if base == 0 { 16 } else { base }),
                             };
                             if ok {
@@ -200,7 +210,11 @@ pub fn scan(env: &mut Env, src: &mut Source, fmt: &[u16], va: u32, wide_default:
                 }
                 let (v, used, _) = parse_int(&text, base, 64, conv == b'd' || conv == b'i');
                 if used == 0 {
-                    return if assigned == 0 && text.is_empty() && !any_input { -1 } else { assigned };
+                    return if assigned == 0 && text.is_empty() && !any_input {
+                        -1
+                    } else {
+                        assigned
+                    };
                 }
                 if !suppress {
                     let p = next_arg(env);
@@ -218,7 +232,12 @@ pub fn scan(env: &mut Env, src: &mut Source, fmt: &[u16], va: u32, wide_default:
                 let mut text: Vec<u16> = Vec::new();
                 while text.len() < max {
                     match getc!() {
-                        Some(c) if c < 0x80 && (c as u8 as char).is_ascii_alphanumeric() || matches!(c, 0x2B | 0x2D | 0x2E) => text.push(c),
+                        Some(c)
+                            if c < 0x80 && (c as u8 as char).is_ascii_alphanumeric()
+                                || matches!(c, 0x2B | 0x2D | 0x2E) =>
+                        {
+                            text.push(c)
+                        }
                         Some(c) => {
                             ungetc!(c);
                             break;
@@ -280,7 +299,9 @@ pub fn scan(env: &mut Env, src: &mut Source, fmt: &[u16], va: u32, wide_default:
                         if c == b']' as u16 {
                             break;
                         }
-                        if fmt.get(i) == Some(&(b'-' as u16)) && fmt.get(i + 1).is_some_and(|&e| e != b']' as u16) {
+                        if fmt.get(i) == Some(&(b'-' as u16))
+                            && fmt.get(i + 1).is_some_and(|&e| e != b']' as u16)
+                        {
                             set.push((c, fmt[i + 1]));
                             i += 2;
                         } else {
@@ -311,7 +332,11 @@ pub fn scan(env: &mut Env, src: &mut Source, fmt: &[u16], va: u32, wide_default:
                     }
                 }
                 if got.is_empty() {
-                    return if assigned == 0 && set.is_none() { -1 } else { assigned };
+                    return if assigned == 0 && set.is_none() {
+                        -1
+                    } else {
+                        assigned
+                    };
                 }
                 if !suppress {
                     let p = next_arg(env);

@@ -36,7 +36,11 @@ pub fn argv(env: &mut Env, wide: bool) -> (u32, u32) {
 
 /// The environment as a NULL-terminated array of "NAME=VALUE" strings.
 pub fn environ(env: &mut Env, wide: bool) -> u32 {
-    let key = if wide { "crt!(wenviron)" } else { "crt!(environ)" };
+    let key = if wide {
+        "crt!(wenviron)"
+    } else {
+        "crt!(environ)"
+    };
     if let Some(&a) = env.data.get(key) {
         return a;
     }

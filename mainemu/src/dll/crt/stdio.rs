@@ -94,7 +94,13 @@ pub fn msvcrt_iob(env: &mut Env) -> u32 {
 }
 
 fn mirror_new(env: &mut Env, file: u32, fdn: i32, r: bool, w: bool) {
-    let fl = if r && w { flag::RW } else if w { flag::WRITE } else { flag::READ };
+    let fl = if r && w {
+        flag::RW
+    } else if w {
+        flag::WRITE
+    } else {
+        flag::READ
+    };
     env.mem.poke_u32(file + 12, fl);
     env.mem.poke_u32(file + 16, fdn as u32);
 }
@@ -316,7 +322,11 @@ pub fn seek(env: &mut Env, file: u32, off: i64, whence: u32) -> Result<(), i32> 
     if whence > 2 {
         return Err(errno::EINVAL);
     }
-    let target = if whence == 1 { tell(env, file)? + off } else { off };
+    let target = if whence == 1 {
+        tell(env, file)? + off
+    } else {
+        off
+    };
     flush(env, file)?;
     let fdn = stream(env, file).ok_or(errno::EBADF)?.fd;
     let w = if whence == 1 { 0 } else { whence };
@@ -517,7 +527,12 @@ pub enum Bound {
 }
 
 /// Stores a sprintf result of `units` (bytes or UTF-16 units) at `buf`.
-pub fn store<T: Copy + Default + Into<u32>>(env: &mut Env, buf: u32, units: &[T], bound: Bound) -> i32 {
+pub fn store<T: Copy + Default + Into<u32>>(
+    env: &mut Env,
+    buf: u32,
+    units: &[T],
+    bound: Bound,
+) -> i32 {
     let size = std::mem::size_of::<T>() as u32;
     let put = |env: &mut Env, v: &[T], nul: bool| {
         let mut b = Vec::with_capacity(v.len() * size as usize + 2);
@@ -556,7 +571,8 @@ pub fn store<T: Copy + Default + Into<u32>>(env: &mut Env, buf: u32, units: &[T]
             } else {
                 put(env, &units[..n as usize], false);
                 if matches!(bound, Bound::LegacyNul(_)) && n > 0 {
-                    env.mem.poke(buf + (n - 1) * size, &[0u8; 2][..size as usize]);
+                    env.mem
+                        .poke(buf + (n - 1) * size, &[0u8; 2][..size as usize]);
                 }
                 -1
             }

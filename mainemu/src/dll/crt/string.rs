@@ -246,13 +246,18 @@ fn strrev(env: &mut Env, s: u32, wide: bool) -> u32 {
 }
 
 fn memcmp(env: &Env, a: u32, b: u32, n: u32) -> i32 {
-    let (x, y) = (env.read_bytes(a, n).unwrap_or_default(), env.read_bytes(b, n).unwrap_or_default());
+    let (x, y) = (
+        env.read_bytes(a, n).unwrap_or_default(),
+        env.read_bytes(b, n).unwrap_or_default(),
+    );
     sign(x.cmp(&y))
 }
 
 fn memchr(env: &Env, s: u32, c: u32, n: u32) -> u32 {
     let b = env.read_bytes(s, n).unwrap_or_default();
-    b.iter().position(|&x| x == c as u8).map_or(0, |i| s + i as u32)
+    b.iter()
+        .position(|&x| x == c as u8)
+        .map_or(0, |i| s + i as u32)
 }
 
 pub fn memcpy(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
@@ -361,7 +366,15 @@ fn is(c: u32, mask: u16) -> i32 {
 }
 
 /// strcpy_s and friends: 0, or EINVAL/ERANGE with the destination emptied.
-fn copy_s(env: &mut Env, d: u32, cap: u32, s: u32, n: Option<u32>, append: bool, wide: bool) -> i32 {
+fn copy_s(
+    env: &mut Env,
+    d: u32,
+    cap: u32,
+    s: u32,
+    n: Option<u32>,
+    append: bool,
+    wide: bool,
+) -> i32 {
     use super::fd::errno::{EINVAL, ERANGE};
     if d == 0 || cap == 0 {
         return EINVAL;
@@ -370,7 +383,11 @@ fn copy_s(env: &mut Env, d: u32, cap: u32, s: u32, n: Option<u32>, append: bool,
         put_units(env, d, &[], true, wide);
         return EINVAL;
     }
-    let base = if append { units_n(env, d, cap, wide).len() as u32 } else { 0 };
+    let base = if append {
+        units_n(env, d, cap, wide).len() as u32
+    } else {
+        0
+    };
     if base >= cap {
         put_units(env, d, &[], true, wide);
         return EINVAL;

@@ -95,7 +95,14 @@ fn mktime(env: &mut Env, p: u32) -> i64 {
     let Some(v) = read_tm(env, p) else {
         return -1;
     };
-    let (sec, min, hour, mday, mon, year) = (v[0] as i64, v[1] as i64, v[2] as i64, v[3] as i64, v[4] as i64, v[5] as i64);
+    let (sec, min, hour, mday, mon, year) = (
+        v[0] as i64,
+        v[1] as i64,
+        v[2] as i64,
+        v[3] as i64,
+        v[4] as i64,
+        v[5] as i64,
+    );
     let y = 1900 + year + mon.div_euclid(12);
     let m = mon.rem_euclid(12) as u32 + 1;
     let days = civil::days_from_civil(y, m, 1) + mday - 1;
@@ -108,9 +115,28 @@ fn mktime(env: &mut Env, p: u32) -> i64 {
     t
 }
 
-const DAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const DAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
 const MONTHS: [&str; 12] = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 ];
 
 fn civil_of_tm(v: &[i32; 9]) -> Civil {
@@ -154,18 +180,42 @@ pub fn strftime(fmt: &str, c: &Civil) -> String {
             it.next();
         }
         let Some(f) = it.next() else { break };
-        let pad2 = |v: u32| if alt { v.to_string() } else { format!("{v:02}") };
-        let h12 = if c.hour.is_multiple_of(12) { 12 } else { c.hour % 12 };
+        let pad2 = |v: u32| {
+            if alt {
+                v.to_string()
+            } else {
+                format!("{v:02}")
+            }
+        };
+        let h12 = if c.hour.is_multiple_of(12) {
+            12
+        } else {
+            c.hour % 12
+        };
         let s = match f {
             'a' => DAYS[c.weekday as usize % 7][..3].to_string(),
             'A' => DAYS[c.weekday as usize % 7].to_string(),
             'b' | 'h' => MONTHS[(c.month as usize + 11) % 12][..3].to_string(),
             'B' => MONTHS[(c.month as usize + 11) % 12].to_string(),
-            'c' => format!("{:02}/{:02}/{:02} {:02}:{:02}:{:02}", c.month, c.day, c.year % 100, c.hour, c.minute, c.second),
+            'c' => format!(
+                "{:02}/{:02}/{:02} {:02}:{:02}:{:02}",
+                c.month,
+                c.day,
+                c.year % 100,
+                c.hour,
+                c.minute,
+                c.second
+            ),
             'd' => pad2(c.day),
             'H' => pad2(c.hour),
             'I' => pad2(h12),
-            'j' => if alt { (c.yday + 1).to_string() } else { format!("{:03}", c.yday + 1) },
+            'j' => {
+                if alt {
+                    (c.yday + 1).to_string()
+                } else {
+                    format!("{:03}", c.yday + 1)
+                }
+            }
             'm' => pad2(c.month),
             'M' => pad2(c.minute),
             'p' => if c.hour < 12 { "AM" } else { "PM" }.to_string(),
@@ -198,7 +248,11 @@ fn strftime_call(env: &mut Env, buf: u32, max: u32, fmt: u32, tm: u32, wide: boo
         return 0;
     };
     let s = strftime(&f, &civil_of_tm(&v));
-    let n = if wide { s.encode_utf16().count() } else { s.len() } as u32;
+    let n = if wide {
+        s.encode_utf16().count()
+    } else {
+        s.len()
+    } as u32;
     if n >= max {
         return 0;
     }

@@ -69,7 +69,10 @@ fn write_wide(env: &mut Env, h: u32, buf: u32, n: u32, put: u32) -> bool {
     if env.mem.peek(buf, &mut w).is_none() {
         return env.fail(998, false);
     }
-    let units: Vec<u16> = w.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    let units: Vec<u16> = w
+        .chunks(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
     let text = String::from_utf16_lossy(&units);
     if kind(env, h).is_none() {
         return env.fail(err::INVALID_HANDLE, false);
@@ -130,14 +133,30 @@ fn screen_info(env: &mut Env, h: u32, out: u32) -> bool {
         return env.fail(err::INVALID_HANDLE, false);
     }
     let c = &env.con;
-    let w = [80u16, 25, c.cursor.0, c.cursor.1, c.attributes, 0, 0, 79, 24, 80, 25];
+    let w = [
+        80u16,
+        25,
+        c.cursor.0,
+        c.cursor.1,
+        c.attributes,
+        0,
+        0,
+        79,
+        24,
+        80,
+        25,
+    ];
     let b: Vec<u8> = w.iter().flat_map(|v| v.to_le_bytes()).collect();
     env.mem.poke(out, &b).is_some()
 }
 
 fn title(env: &mut Env, buf: u32, cap: u32, wide: bool) -> u32 {
     let t = env.con.title.clone();
-    let n = if wide { t.encode_utf16().count() } else { t.len() } as u32;
+    let n = if wide {
+        t.encode_utf16().count()
+    } else {
+        t.len()
+    } as u32;
     if cap == 0 {
         return n;
     }
@@ -225,4 +244,3 @@ fn fill(env: &mut Env, h: u32, n: u32, out: u32) -> bool {
     }
     true
 }
-

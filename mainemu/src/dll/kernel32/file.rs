@@ -56,7 +56,12 @@ fn device(path: &str) -> Option<&'static str> {
         .rsplit(['\\', '/'])
         .next()
         .unwrap_or("");
-    let stem = last.split('.').next().unwrap_or("").trim_end().to_ascii_uppercase();
+    let stem = last
+        .split('.')
+        .next()
+        .unwrap_or("")
+        .trim_end()
+        .to_ascii_uppercase();
     match stem.as_str() {
         "CONIN$" => Some("CONIN$"),
         "CONOUT$" => Some("CONOUT$"),
@@ -66,7 +71,14 @@ fn device(path: &str) -> Option<&'static str> {
     }
 }
 
-pub fn create_file(env: &mut Env, name: u32, wide: bool, desired: u32, disposition: u32, flags: u32) -> u32 {
+pub fn create_file(
+    env: &mut Env,
+    name: u32,
+    wide: bool,
+    desired: u32,
+    disposition: u32,
+    flags: u32,
+) -> u32 {
     let Some(p) = path_arg(env, name, wide) else {
         return INVALID;
     };
@@ -86,11 +98,19 @@ pub fn create_file(env: &mut Env, name: u32, wide: bool, desired: u32, dispositi
         return env.handles.add(obj);
     }
     let writes = desired
-        & (access::GENERIC_WRITE | access::GENERIC_ALL | access::FILE_WRITE_DATA | access::FILE_APPEND_DATA | access::DELETE)
+        & (access::GENERIC_WRITE
+            | access::GENERIC_ALL
+            | access::FILE_WRITE_DATA
+            | access::FILE_APPEND_DATA
+            | access::DELETE)
         != 0
         || disposition != disp::OPEN_EXISTING
         || flags & files::FLAG_DELETE_ON_CLOSE != 0;
-    let host = if writes { resolve_write(env, &p) } else { resolve(env, &p) };
+    let host = if writes {
+        resolve_write(env, &p)
+    } else {
+        resolve(env, &p)
+    };
     let host = match host {
         Ok(h) => h,
         Err(e) => return env.fail(e, INVALID),
@@ -101,11 +121,12 @@ pub fn create_file(env: &mut Env, name: u32, wide: bool, desired: u32, dispositi
             if !existed {
                 io::touch_parent(&host, env.guest_filetime());
             }
-            env.last_error = if existed && matches!(disposition, disp::CREATE_ALWAYS | disp::OPEN_ALWAYS) {
-                err::ALREADY_EXISTS
-            } else {
-                0
-            };
+            env.last_error =
+                if existed && matches!(disposition, disp::CREATE_ALWAYS | disp::OPEN_ALWAYS) {
+                    err::ALREADY_EXISTS
+                } else {
+                    0
+                };
             env.handles.add(Object::File(obj))
         }
         Err(e) => env.fail(e, INVALID),
@@ -258,7 +279,11 @@ pub fn find_first(env: &mut Env, pat: u32, data: u32, wide: bool) -> u32 {
     if pattern.is_empty() {
         return env.fail(err::FILE_NOT_FOUND, INVALID);
     }
-    let dir_guest = if dir.is_empty() { ".".to_string() } else { dir.clone() };
+    let dir_guest = if dir.is_empty() {
+        ".".to_string()
+    } else {
+        dir.clone()
+    };
     let host_dir = match resolve(env, &dir_guest) {
         Ok(h) => h,
         Err(e) => return env.fail(e, INVALID),
@@ -285,7 +310,8 @@ pub fn find_first(env: &mut Env, pat: u32, data: u32, wide: bool) -> u32 {
         return env.fail(998, INVALID);
     }
     env.last_error = 0;
-    env.handles.add(Object::Find(crate::handles::FindObj { entries, next: 1 }))
+    env.handles
+        .add(Object::Find(crate::handles::FindObj { entries, next: 1 }))
 }
 
 pub fn find_next(env: &mut Env, h: u32, data: u32, wide: bool) -> bool {
@@ -469,7 +495,10 @@ pub fn copy_file(env: &mut Env, from: u32, to: u32, wide: bool, fail_if_exists: 
     match std::fs::copy(&hf, &ht) {
         Ok(_) => {
             // CopyFile keeps the source's last write time.
-            if let (Ok(mt), Ok(f)) = (m.modified(), std::fs::OpenOptions::new().write(true).open(&ht)) {
+            if let (Ok(mt), Ok(f)) = (
+                m.modified(),
+                std::fs::OpenOptions::new().write(true).open(&ht),
+            ) {
                 f.set_modified(mt).ok();
             }
             io::touch_parent(&ht, env.guest_filetime());
@@ -499,7 +528,11 @@ pub fn full_path_name(env: &mut Env, name: u32, wide: bool, cap: u32, buf: u32, 
             0
         } else {
             let idx = full.rfind('\\').map_or(0, |i| i + 1);
-            let units = if wide { full[..idx].encode_utf16().count() } else { full[..idx].chars().count() };
+            let units = if wide {
+                full[..idx].encode_utf16().count()
+            } else {
+                full[..idx].chars().count()
+            };
             buf + unit * units as u32
         };
         env.mem.poke_u32(part, fp);
@@ -527,11 +560,23 @@ pub fn temp_path(env: &Env) -> String {
     full
 }
 
-pub fn temp_file_name(env: &mut Env, dir: u32, prefix: u32, unique: u32, out: u32, wide: bool) -> u32 {
+pub fn temp_file_name(
+    env: &mut Env,
+    dir: u32,
+    prefix: u32,
+    unique: u32,
+    out: u32,
+    wide: bool,
+) -> u32 {
     let Some(d) = path_arg(env, dir, wide) else {
         return 0;
     };
-    let pre: String = env.read_str(prefix, wide).unwrap_or_default().chars().take(3).collect();
+    let pre: String = env
+        .read_str(prefix, wide)
+        .unwrap_or_default()
+        .chars()
+        .take(3)
+        .collect();
     let dir = d.trim_end_matches('\\').to_string();
     let name = |u: u32| format!("{dir}\\{pre}{:X}.TMP", u & 0xFFFF);
     if unique != 0 {
@@ -553,7 +598,12 @@ pub fn temp_file_name(env: &mut Env, dir: u32, prefix: u32, unique: u32, out: u3
         if host.parent().is_some_and(|p| !p.is_dir()) {
             return env.fail(err::DIRECTORY, 0);
         }
-        if std::fs::OpenOptions::new().write(true).create_new(true).open(&host).is_err() {
+        if std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&host)
+            .is_err()
+        {
             return env.fail(err::ACCESS_DENIED, 0);
         }
         let now = env.guest_filetime();
@@ -583,11 +633,28 @@ pub fn drive_type(env: &mut Env, root: u32, wide: bool) -> u32 {
 
 /// GetVolumeInformation's fixed answers: label MAINEMU, serial 4D454D55, NTFS.
 #[allow(clippy::too_many_arguments)]
-pub fn volume_info(env: &mut Env, root: u32, wide: bool, name: u32, ncap: u32, serial: u32, maxc: u32, flags: u32, fs: u32, fscap: u32) -> bool {
+pub fn volume_info(
+    env: &mut Env,
+    root: u32,
+    wide: bool,
+    name: u32,
+    ncap: u32,
+    serial: u32,
+    maxc: u32,
+    flags: u32,
+    fs: u32,
+    fscap: u32,
+) -> bool {
     if root != 0 {
         let r = env.read_str(root, wide).unwrap_or_default();
         let b = r.as_bytes();
-        if b.len() < 2 || b[1] != b':' || !env.drives.letters().contains(&(b[0] as char).to_ascii_uppercase()) {
+        if b.len() < 2
+            || b[1] != b':'
+            || !env
+                .drives
+                .letters()
+                .contains(&(b[0] as char).to_ascii_uppercase())
+        {
             return env.fail(err::PATH_NOT_FOUND, false);
         }
         if !r.ends_with('\\') {
@@ -614,7 +681,16 @@ pub fn volume_info(env: &mut Env, root: u32, wide: bool, name: u32, ncap: u32, s
 
 /// SearchPath(path, file, ext, cap, buf, &part): the first existing match.
 #[allow(clippy::too_many_arguments)]
-pub fn search_path(env: &mut Env, path: u32, file: u32, ext: u32, cap: u32, buf: u32, part: u32, wide: bool) -> u32 {
+pub fn search_path(
+    env: &mut Env,
+    path: u32,
+    file: u32,
+    ext: u32,
+    cap: u32,
+    buf: u32,
+    part: u32,
+    wide: bool,
+) -> u32 {
     let Some(f) = path_arg(env, file, wide) else {
         return 0;
     };
@@ -629,21 +705,39 @@ pub fn search_path(env: &mut Env, path: u32, file: u32, ext: u32, cap: u32, buf:
     } else if let Some(p) = env.read_str(path, wide) {
         p.split(';').map(str::to_string).collect()
     } else {
-        let exe_dir = env.exe_path.rsplit_once('\\').map(|(d, _)| d.to_string()).unwrap_or_default();
-        let mut v = vec![exe_dir, env.drives.cwd(), "C:\\windows\\system32".into(), "C:\\windows".into()];
+        let exe_dir = env
+            .exe_path
+            .rsplit_once('\\')
+            .map(|(d, _)| d.to_string())
+            .unwrap_or_default();
+        let mut v = vec![
+            exe_dir,
+            env.drives.cwd(),
+            "C:\\windows\\system32".into(),
+            "C:\\windows".into(),
+        ];
         v.extend(env.var("PATH").unwrap_or("").split(';').map(str::to_string));
         v
     };
     for d in dirs {
-        let cand = if d.is_empty() { name.clone() } else { format!("{}\\{}", d.trim_end_matches('\\'), name) };
+        let cand = if d.is_empty() {
+            name.clone()
+        } else {
+            format!("{}\\{}", d.trim_end_matches('\\'), name)
+        };
         if let Ok(h) = resolve(env, &cand) {
             if h.exists() {
                 let full = env.drives.lexical_full(&cand);
                 let n = env.put_str_buf(&full, buf, cap, wide);
                 if n < cap && part != 0 {
                     let idx = full.rfind('\\').map_or(0, |i| i + 1);
-                    let units = if wide { full[..idx].encode_utf16().count() } else { idx };
-                    env.mem.poke_u32(part, buf + (if wide { 2 } else { 1 }) * units as u32);
+                    let units = if wide {
+                        full[..idx].encode_utf16().count()
+                    } else {
+                        idx
+                    };
+                    env.mem
+                        .poke_u32(part, buf + (if wide { 2 } else { 1 }) * units as u32);
                 }
                 return n;
             }
@@ -676,7 +770,9 @@ pub fn file_information(env: &mut Env, h: u32, out: u32) -> bool {
             let idx = host
                 .to_string_lossy()
                 .bytes()
-                .fold(0xcbf2_9ce4_8422_2325u64, |a, c| (a ^ c as u64).wrapping_mul(0x100_0000_01b3));
+                .fold(0xcbf2_9ce4_8422_2325u64, |a, c| {
+                    (a ^ c as u64).wrapping_mul(0x100_0000_01b3)
+                });
             b.extend(((idx >> 32) as u32).to_le_bytes());
             b.extend((idx as u32).to_le_bytes());
             env.mem.poke(out, &b).is_some()

@@ -8,6 +8,7 @@ use crate::memory::MemError;
 
 pub mod console;
 pub mod file;
+pub mod nls;
 pub mod sync;
 pub mod system;
 pub mod time;
@@ -99,14 +100,19 @@ fn wide_to_mb(env: &mut Env, cp: u32, src: u32, n: i32, dst: u32, cap: i32) -> i
 fn tls_alloc(env: &mut Env) -> u32 {
     let i = match env.tls_used.iter().position(|u| !u) {
         Some(i) => i,
-        None if env.tls_used.len() < 64 + 1024 => { env.tls_used.push(false); env.tls_used.len() - 1 }
+        None if env.tls_used.len() < 64 + 1024 => {
+            env.tls_used.push(false);
+            env.tls_used.len() - 1
+        }
         None => return env.fail(8, 0xFFFF_FFFF), // TLS_OUT_OF_INDEXES
     };
     env.tls_used[i] = true;
     // A new index reads 0 in every thread.
     let tebs: Vec<u32> = env.threads.list.iter().map(|t| t.teb).collect();
     for teb in tebs {
-        if let Some(a) = tls_slot_in(env, teb, i as u32) { env.mem.poke_u32(a, 0); }
+        if let Some(a) = tls_slot_in(env, teb, i as u32) {
+            env.mem.poke_u32(a, 0);
+        }
     }
     i as u32
 }
@@ -114,7 +120,9 @@ fn tls_alloc(env: &mut Env) -> u32 {
 /// The address of TLS slot `i` of the TEB at `teb` (allocating the expansion array).
 fn tls_slot_in(env: &mut Env, teb: u32, i: u32) -> Option<u32> {
     use crate::process::teb as t;
-    if i < 64 { return Some(teb + t::TLS_SLOTS + 4 * i); }
+    if i < 64 {
+        return Some(teb + t::TLS_SLOTS + 4 * i);
+    }
     let mut exp = env.mem.peek_u32(teb + t::TLS_EXPANSION)?;
     if exp == 0 {
         exp = env.alloc(4 * 1024);
@@ -125,7 +133,9 @@ fn tls_slot_in(env: &mut Env, teb: u32, i: u32) -> Option<u32> {
 
 /// The current thread's slot `i`, if the index is allocated.
 fn tls_slot(env: &mut Env, i: u32) -> Option<u32> {
-    if !env.tls_used.get(i as usize).copied().unwrap_or(false) { return None; }
+    if !env.tls_used.get(i as usize).copied().unwrap_or(false) {
+        return None;
+    }
     let teb = env.teb();
     tls_slot_in(env, teb, i)
 }
@@ -146,6 +156,7 @@ crate::dll! { "kernel32.dll";
     @also time::DLL;
     @also sync::DLL;
     @also system::DLL;
+    @also nls::DLL;
     stdcall fn GetLastError(env) -> u32 { env.last_error }
     stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
     stdcall fn GetCommandLineW(env) -> u32 { env.cmdline_w }
@@ -220,13 +231,21 @@ mod tests {
     use crate::process::STD_OUTPUT as STDOUT;
 
     fn call(env: &mut Env, name: &str, args: &[u32]) -> Ret {
-        let e = DLL.all_exports().into_iter().find(|e| e.name == name).unwrap();
+        let e = DLL
+            .all_exports()
+            .into_iter()
+            .find(|e| e.name == name)
+            .unwrap();
         (e.imp)(env, args)
     }
 
     #[test]
     fn declarations_make_the_table() {
-        let e = file::DLL.exports.iter().find(|e| e.name == "WriteFile").unwrap();
+        let e = file::DLL
+            .exports
+            .iter()
+            .find(|e| e.name == "WriteFile")
+            .unwrap();
         assert_eq!((e.args.len(), e.pop_bytes()), (5, 20));
         assert_eq!(e.args, &["h", "buf", "n", "put", "ov"]);
     }
@@ -234,7 +253,10 @@ mod tests {
     #[test]
     fn memory_and_console_calls() {
         let mut env = Env::new(Memory::new());
-        env.handles.add_at(STDOUT, crate::handles::Object::Console(crate::handles::ConsoleKind::Output));
+        env.handles.add_at(
+            STDOUT,
+            crate::handles::Object::Console(crate::handles::ConsoleKind::Output),
+        );
         let a = call(
             &mut env,
             "VirtualAlloc",

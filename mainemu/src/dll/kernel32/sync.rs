@@ -56,7 +56,10 @@ fn signaled(env: &Env, h: u32) -> Result<bool, u32> {
 fn acquire(env: &mut Env, h: u32) -> bool {
     let me = env.thread_id();
     match env.handles.get_mut(h) {
-        Some(Object::Event { manual: false, signaled }) => *signaled = false,
+        Some(Object::Event {
+            manual: false,
+            signaled,
+        }) => *signaled = false,
         Some(Object::Mutex { owner, abandoned }) => {
             *owner = Some(match *owner {
                 Some((t, n)) if t == me => (t, n + 1),
@@ -93,7 +96,13 @@ pub fn wait(env: &mut Env, handles: &[u32], all: bool, ms: u32) -> Ret {
         } else {
             abandoned = acquire(env, handles[i]);
         }
-        return Ret::Value(if abandoned { WAIT_ABANDONED } else { WAIT_OBJECT_0 } + i as u32);
+        return Ret::Value(
+            if abandoned {
+                WAIT_ABANDONED
+            } else {
+                WAIT_OBJECT_0
+            } + i as u32,
+        );
     }
     match deadline(env, ms) {
         Some(d) if env.clock >= d => Ret::Value(WAIT_TIMEOUT),
@@ -114,7 +123,9 @@ fn create_named(env: &mut Env, name: u32, wide: bool, obj: Object) -> u32 {
     let name = env.read_str(name, wide).filter(|s| !s.is_empty());
     if let Some(n) = &name {
         if let Some(id) = env.handles.find_named(n) {
-            if env.handles.by_id(id).map(std::mem::discriminant) != Some(std::mem::discriminant(&obj)) {
+            if env.handles.by_id(id).map(std::mem::discriminant)
+                != Some(std::mem::discriminant(&obj))
+            {
                 return env.fail(6, 0); // ERROR_INVALID_HANDLE: the name is another kind
             }
             env.last_error = err::ALREADY_EXISTS;
@@ -180,7 +191,8 @@ fn cs_try(env: &mut Env, p: u32) -> bool {
     if owner == 0 || rec == 0 || owner == me {
         let lc = env.mem.peek_u32(p + cs::LOCK_COUNT).unwrap_or(u32::MAX);
         env.mem.poke_u32(p + cs::OWNER, me);
-        env.mem.poke_u32(p + cs::RECURSION, if owner == me { rec + 1 } else { 1 });
+        env.mem
+            .poke_u32(p + cs::RECURSION, if owner == me { rec + 1 } else { 1 });
         env.mem.poke_u32(p + cs::LOCK_COUNT, lc.wrapping_add(1));
         true
     } else {
@@ -257,8 +269,20 @@ fn cv_sleep(env: &mut Env, cv: u32, lock: u32, ms: u32, srw: Option<bool>) -> Re
     Ret::Block { deadline: d }
 }
 
-pub fn create_thread(env: &mut Env, stack: u32, start: u32, param: u32, flags: u32, tid: u32) -> u32 {
-    let id = match crate::process::new_thread(env, start, param, if stack == 0 { 0x10_0000 } else { stack }) {
+pub fn create_thread(
+    env: &mut Env,
+    stack: u32,
+    start: u32,
+    param: u32,
+    flags: u32,
+    tid: u32,
+) -> u32 {
+    let id = match crate::process::new_thread(
+        env,
+        start,
+        param,
+        if stack == 0 { 0x10_0000 } else { stack },
+    ) {
         Ok(id) => id,
         Err(_) => return env.fail(8, 0),
     };

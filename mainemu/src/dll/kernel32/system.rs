@@ -29,7 +29,10 @@ fn get_var(env: &mut Env, name: u32, buf: u32, cap: u32, wide: bool) -> u32 {
 }
 
 fn set_var(env: &mut Env, name: u32, value: u32, wide: bool) -> bool {
-    let Some(n) = env.read_str(name, wide).filter(|n| !n.is_empty() && !n.contains('=')) else {
+    let Some(n) = env
+        .read_str(name, wide)
+        .filter(|n| !n.is_empty() && !n.contains('='))
+    else {
         return env.fail(err::INVALID_PARAMETER, false);
     };
     let v = env.read_str(value, wide);
@@ -61,7 +64,10 @@ fn env_strings(env: &mut Env, wide: bool) -> u32 {
         env.mem.poke(a, &crate::dll::wbytes(&w));
         a
     } else {
-        let bytes: Vec<u8> = b.chars().map(|c| if (c as u32) < 256 { c as u8 } else { b'?' }).collect();
+        let bytes: Vec<u8> = b
+            .chars()
+            .map(|c| if (c as u32) < 256 { c as u8 } else { b'?' })
+            .collect();
         let a = env.alloc(bytes.len() as u32);
         env.mem.poke(a, &bytes);
         a
@@ -105,7 +111,12 @@ fn expand_strings(env: &mut Env, src: u32, dst: u32, cap: u32, wide: bool) -> u3
         return env.fail(err::INVALID_PARAMETER, 0);
     };
     let e = expand(env, &s);
-    let n = if wide { e.encode_utf16().count() } else { e.len() } as u32 + 1;
+    let n = if wide {
+        e.encode_utf16().count()
+    } else {
+        e.len()
+    } as u32
+        + 1;
     if n <= cap && dst != 0 {
         env.put_str(dst, &e, wide);
     }
@@ -124,7 +135,9 @@ fn module_handle(env: &mut Env, name: u32, wide: bool) -> u32 {
         return m.base;
     }
     // A system DLL mainemu implements is always "loaded".
-    let c = crate::pe::apiset::canonical(&modules::with_ext(n.rsplit(['\\', '/']).next().unwrap_or(&n)));
+    let c = crate::pe::apiset::canonical(&modules::with_ext(
+        n.rsplit(['\\', '/']).next().unwrap_or(&n),
+    ));
     if let Some(d) = crate::dll::DLLS.iter().find(|d| d.name == c) {
         return modules::system_module(env, d);
     }
@@ -156,7 +169,11 @@ fn module_file_name(env: &mut Env, h: u32, buf: u32, cap: u32, wide: bool) -> u3
     if cap == 0 {
         return env.fail(err::INSUFFICIENT_BUFFER, 0);
     }
-    let units = if wide { path.encode_utf16().count() } else { path.len() } as u32;
+    let units = if wide {
+        path.encode_utf16().count()
+    } else {
+        path.len()
+    } as u32;
     if units < cap {
         env.put_str(buf, &path, wide);
         env.last_error = 0;
@@ -178,27 +195,96 @@ pub fn load_library(env: &mut Env, name: u32, wide: bool) -> Ret {
             if let Some(m) = env.modules.list.iter_mut().find(|m| m.base == base) {
                 m.refs += 1;
             }
-            let mut calls = std::collections::VecDeque::new();
-            for b in inits {
-                if let Some(m) = env.modules.list.iter_mut().find(|m| m.base == b) {
-                    m.initialized = true;
-                    if let Some(pe) = &m.pe {
-                        if let Ok(Some(tls)) = pe.tls() {
-                            let delta = b.wrapping_sub(pe.image_base);
-                            calls.extend(tls.callbacks.iter().map(|&c| (c.wrapping_add(delta), b)));
-                        }
-                    }
-                    if m.entry != 0 {
-                        calls.push_back((m.entry, b));
-                    }
-                }
-            }
+            let calls = init_calls(env, inits);
             env.last_error = 0;
             crate::process::init_chain(env, calls, 1, Box::new(move |_| Ret::Value(base)))
         }
         Ok(None) => Ret::Value(env.fail(126, 0)),
         Err(_) => Ret::Value(env.fail(193, 0)), // ERROR_BAD_EXE_FORMAT
     }
+}
+
+/// The TLS callbacks and DllMains of newly loaded modules (dependencies
+/// first), each with its module base; marks the modules initialized.
+fn init_calls(env: &mut Env, inits: Vec<u32>) -> std::collections::VecDeque<(u32, u32)> {
+    let mut calls = std::collections::VecDeque::new();
+    for b in inits {
+        if let Some(m) = env.modules.list.iter_mut().find(|m| m.base == b) {
+            m.initialized = true;
+            if let Some(pe) = &m.pe {
+                if let Ok(Some(tls)) = pe.tls() {
+                    let delta = b.wrapping_sub(pe.image_base);
+                    calls.extend(tls.callbacks.iter().map(|&c| (c.wrapping_add(delta), b)));
+                }
+            }
+            if m.entry != 0 {
+                calls.push_back((m.entry, b));
+            }
+        }
+    }
+    calls
+}
+
+/// ResolveDelayLoadedAPI: binds the delay-import slot `thunk` described by
+/// the IMAGE_DELAYLOAD_DESCRIPTOR at `desc` of the image at `base` (loading
+/// the DLL, running its DllMain if it is a guest DLL), stores the address in
+/// the slot and the module handle in the descriptor's handle slot, and
+/// returns it. A function nothing implements binds to a stub that names it
+/// when called (as static imports do).
+fn resolve_delay(env: &mut Env, base: u32, desc: u32, thunk: u32) -> Ret {
+    let rd = |env: &Env, o: u32| env.mem.peek_u32(desc + o).unwrap_or(0);
+    // Attribute bit 0: the fields are RVAs (otherwise old-style VAs).
+    let rva = rd(env, 0) & 1 != 0;
+    let va = |x: u32| if rva { base.wrapping_add(x) } else { x };
+    let (name_at, hmod, iat, int) = (
+        va(rd(env, 4)),
+        va(rd(env, 8)),
+        va(rd(env, 12)),
+        va(rd(env, 16)),
+    );
+    let Some(dll_name) = env.read_a(name_at) else {
+        return Ret::Value(env.fail(err::INVALID_PARAMETER, 0));
+    };
+    let Some(entry) = env.mem.peek_u32(int + (thunk.wrapping_sub(iat) & !3)) else {
+        return Ret::Value(env.fail(err::INVALID_PARAMETER, 0));
+    };
+    let what = if entry & 0x8000_0000 != 0 {
+        ImportName::Ordinal(entry as u16)
+    } else {
+        let at = va(entry);
+        let hint = env
+            .read_bytes(at, 2)
+            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+        match env.read_a(at + 2) {
+            Some(name) => ImportName::Name { hint, name },
+            None => return Ret::Value(env.fail(err::INVALID_PARAMETER, 0)),
+        }
+    };
+    let (module, calls) = match modules::load_dll(env, &dll_name) {
+        Ok(Some((b, inits))) => (Some(b), init_calls(env, inits)),
+        Ok(None) => (None, Default::default()),
+        Err(e) => return Ret::Stop(format!("ResolveDelayLoadedAPI: {dll_name}: {e}")),
+    };
+    crate::process::init_chain(
+        env,
+        calls,
+        1,
+        Box::new(move |env| {
+            let dll = module
+                .and_then(|b| env.modules.by_base(b).map(|m| m.name.clone()))
+                .unwrap_or(dll_name);
+            match modules::bind_import(env, &dll, &what) {
+                Ok(a) => {
+                    env.mem.poke_u32(thunk, a);
+                    if let (Some(b), true) = (module, hmod != 0 && hmod != base) {
+                        env.mem.poke_u32(hmod, b);
+                    }
+                    Ret::Value(a)
+                }
+                Err(e) => Ret::Stop(format!("ResolveDelayLoadedAPI: {dll}!{what}: {e}")),
+            }
+        }),
+    )
 }
 
 pub fn get_proc_address(env: &mut Env, h: u32, name: u32) -> u32 {
@@ -300,7 +386,9 @@ fn bad_ptr(env: &Env, p: u32, n: u32, write: bool) -> bool {
         let q = env.mem.query(a);
         let ok = q.state == crate::memory::mem::COMMIT
             && match q.protect & 0xFF {
-                crate::memory::prot::READONLY | crate::memory::prot::EXECUTE_READ | crate::memory::prot::EXECUTE => !write,
+                crate::memory::prot::READONLY
+                | crate::memory::prot::EXECUTE_READ
+                | crate::memory::prot::EXECUTE => !write,
                 crate::memory::prot::READWRITE
                 | crate::memory::prot::EXECUTE_READWRITE
                 | crate::memory::prot::WRITECOPY
@@ -340,10 +428,13 @@ fn bad_string(env: &Env, p: u32, max: u32, wide: bool) -> bool {
 
 /// GlobalAlloc/LocalAlloc: fixed blocks on the process heap (a handle is
 /// the pointer, so Lock returns it).
-fn gl_alloc(env: &mut Env, flags: u32, n: u32) -> u32 {
+pub(crate) fn gl_alloc(env: &mut Env, flags: u32, n: u32) -> u32 {
     let h = env.process_heap;
     let zero = flags & 0x40 != 0;
-    match env.with_heap(h, |heap, m| heap.alloc(m, n.max(1), zero)).flatten() {
+    match env
+        .with_heap(h, |heap, m| heap.alloc(m, n.max(1), zero))
+        .flatten()
+    {
         Some(a) => a,
         None => env.fail(8, 0),
     }
@@ -363,7 +454,10 @@ fn gl_free(env: &mut Env, p: u32) -> u32 {
 
 fn gl_realloc(env: &mut Env, p: u32, n: u32, flags: u32) -> u32 {
     let h = env.process_heap;
-    match env.with_heap(h, |heap, m| heap.realloc(m, p, n.max(1), flags & 0x40 != 0)).flatten() {
+    match env
+        .with_heap(h, |heap, m| heap.realloc(m, p, n.max(1), flags & 0x40 != 0))
+        .flatten()
+    {
         Some(a) => a,
         None => env.fail(8, 0),
     }
@@ -371,7 +465,9 @@ fn gl_realloc(env: &mut Env, p: u32, n: u32, flags: u32) -> u32 {
 
 fn gl_size(env: &mut Env, p: u32) -> u32 {
     let h = env.process_heap;
-    env.with_heap(h, |heap, _| heap.size(p)).flatten().unwrap_or(0)
+    env.with_heap(h, |heap, _| heap.size(p))
+        .flatten()
+        .unwrap_or(0)
 }
 
 fn fls_alloc(env: &mut Env, cb: u32) -> u32 {
@@ -421,6 +517,9 @@ crate::dll! { "(kernel32 system)";
         }
     }
     stdcall fn GetProcAddress(env, h: u32, name: u32) -> u32 { get_proc_address(env, h, name) }
+    stdcall fn ResolveDelayLoadedAPI(env, base: u32, desc: u32, fail_dll: u32, fail_sys: u32, thunk: u32, flags: u32) -> Ret {
+        resolve_delay(env, base, desc, thunk)
+    }
     stdcall fn DisableThreadLibraryCalls(env, h: u32) -> bool { true }
     stdcall fn GetVersion(env) -> u32 { 0x1DB1_0106 } // 6.1 build 7601
     stdcall fn GetVersionExA(env, p: u32) -> bool { version_ex(env, p, false) }

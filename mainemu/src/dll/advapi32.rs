@@ -1,0 +1,103 @@
+//! ADVAPI32.dll: the security calls console programs make on start-up, over
+//! a fixed identity: the user `mainemu` (the USERNAME of the default
+//! environment) on the machine MAINEMU, a standard user who holds none of
+//! the privileges programs ask to enable (AdjustTokenPrivileges succeeds
+//! with ERROR_NOT_ALL_ASSIGNED, as it does on Windows for such a user).
+//! Tokens are handles that can only be closed.
+//!
+//! Owns these calls' conventions; must not touch host state.
+
+use super::Env;
+use crate::files::err;
+use crate::handles::Object;
+
+/// The user name every process runs as.
+pub const USER: &str = "mainemu";
+
+/// Well-known privilege names and their LUIDs (low part; the high part is 0).
+const PRIVILEGES: &[(&str, u32)] = &[
+    ("SeCreateTokenPrivilege", 2),
+    ("SeAssignPrimaryTokenPrivilege", 3),
+    ("SeLockMemoryPrivilege", 4),
+    ("SeIncreaseQuotaPrivilege", 5),
+    ("SeMachineAccountPrivilege", 6),
+    ("SeTcbPrivilege", 7),
+    ("SeSecurityPrivilege", 8),
+    ("SeTakeOwnershipPrivilege", 9),
+    ("SeLoadDriverPrivilege", 10),
+    ("SeSystemProfilePrivilege", 11),
+    ("SeSystemtimePrivilege", 12),
+    ("SeProfileSingleProcessPrivilege", 13),
+    ("SeIncreaseBasePriorityPrivilege", 14),
+    ("SeCreatePagefilePrivilege", 15),
+    ("SeCreatePermanentPrivilege", 16),
+    ("SeBackupPrivilege", 17),
+    ("SeRestorePrivilege", 18),
+    ("SeShutdownPrivilege", 19),
+    ("SeDebugPrivilege", 20),
+    ("SeAuditPrivilege", 21),
+    ("SeSystemEnvironmentPrivilege", 22),
+    ("SeChangeNotifyPrivilege", 23),
+    ("SeRemoteShutdownPrivilege", 24),
+    ("SeUndockPrivilege", 25),
+    ("SeSyncAgentPrivilege", 26),
+    ("SeEnableDelegationPrivilege", 27),
+    ("SeManageVolumePrivilege", 28),
+    ("SeImpersonatePrivilege", 29),
+    ("SeCreateGlobalPrivilege", 30),
+];
+
+fn lookup_privilege(env: &mut Env, name: u32, luid: u32, wide: bool) -> bool {
+    let Some(n) = env.read_str(name, wide) else {
+        return env.fail(err::INVALID_PARAMETER, false);
+    };
+    match PRIVILEGES.iter().find(|(p, _)| p.eq_ignore_ascii_case(&n)) {
+        Some(&(_, v)) => {
+            let mut b = [0u8; 8];
+            b[..4].copy_from_slice(&v.to_le_bytes());
+            env.mem.poke(luid, &b).is_some() || env.fail(998, false)
+        }
+        None => env.fail(1313, false), // ERROR_NO_SUCH_PRIVILEGE
+    }
+}
+
+fn open_token(env: &mut Env, out: u32) -> bool {
+    let h = env.handles.add(Object::Other("token"));
+    env.mem.poke_u32(out, h).is_some() || env.fail(998, false)
+}
+
+/// GetUserName: the size in/out is in characters, with the NUL.
+pub fn user_name(env: &mut Env, name: &str, buf: u32, size: u32, wide: bool) -> bool {
+    let cap = env.mem.peek_u32(size).unwrap_or(0);
+    let n = env.put_str_buf(name, buf, cap, wide);
+    if n >= cap || buf == 0 {
+        env.mem.poke_u32(size, n);
+        return env.fail(err::INSUFFICIENT_BUFFER, false);
+    }
+    env.mem.poke_u32(size, n + 1);
+    true
+}
+
+crate::dll! { "advapi32.dll";
+    stdcall fn OpenProcessToken(env, process: u32, access: u32, out: u32) -> bool { open_token(env, out) }
+    // No thread impersonates: ERROR_NO_TOKEN.
+    stdcall fn OpenThreadToken(env, thread: u32, access: u32, as_self: u32, out: u32) -> bool { env.fail(1008, false) }
+    stdcall fn LookupPrivilegeValueA(env, system: u32, name: u32, luid: u32) -> bool { lookup_privilege(env, name, luid, false) }
+    stdcall fn LookupPrivilegeValueW(env, system: u32, name: u32, luid: u32) -> bool { lookup_privilege(env, name, luid, true) }
+    stdcall fn AdjustTokenPrivileges(env, token: u32, disable_all: u32, new: u32, len: u32, prev: u32, ret_len: u32) -> bool {
+        if !matches!(env.handles.get(token), Some(Object::Other("token"))) {
+            return env.fail(err::INVALID_HANDLE, false);
+        }
+        if prev != 0 && len >= 4 {
+            env.mem.poke_u32(prev, 0); // PrivilegeCount: nothing was changed
+        }
+        if ret_len != 0 {
+            env.mem.poke_u32(ret_len, 4);
+        }
+        // A standard user holds none of them: success, but none assigned.
+        env.last_error = if disable_all != 0 { 0 } else { 1300 }; // ERROR_NOT_ALL_ASSIGNED
+        true
+    }
+    stdcall fn GetUserNameA(env, buf: u32, size: u32) -> bool { user_name(env, USER, buf, size, false) }
+    stdcall fn GetUserNameW(env, buf: u32, size: u32) -> bool { user_name(env, USER, buf, size, true) }
+}

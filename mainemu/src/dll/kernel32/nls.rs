@@ -1,0 +1,481 @@
+//! kernel32's national-language and string calls: code pages (ANSI 1252,
+//! OEM 437, single-byte but for UTF-8), the locale (en-US, LCID 0x409),
+//! the lstr* family, CompareString, and FormatMessage (inserts with printf
+//! specs, `%n`/`%0`/`%%` escapes, the system messages of common error codes).
+//!
+//! Comparison model (CompareString, lstrcmp, lstrcmpi): a two-level sort,
+//! first by a primary weight per character (symbols and punctuation, then
+//! digits, then letters, each group in code-point order, letters without
+//! case), then by case (lowercase before uppercase) unless case is ignored.
+//! This is the order Windows' word sort gives for ASCII letters, digits and
+//! most punctuation; Windows' special weights (the hyphen and apostrophe
+//! ignored, expansions such as "ß") are not modelled.
+//!
+//! Owns these calls' conventions; must not touch host state.
+
+use super::system::gl_alloc;
+use crate::dll::Env;
+use crate::files::err;
+
+pub const ACP: u32 = 1252;
+pub const OEMCP: u32 = 437;
+const CP_UTF8: u32 = 65001;
+/// en-US.
+pub const LCID: u32 = 0x409;
+
+/// Code pages this model accepts (all single-byte Latin-1 but UTF-8).
+fn valid_cp(cp: u32) -> bool {
+    matches!(cp, 437 | 850 | 1252 | 20127 | 28591 | CP_UTF8)
+}
+
+fn resolve_cp(cp: u32) -> u32 {
+    match cp {
+        0 | 3 => ACP, // CP_ACP, CP_THREAD_ACP
+        1 => OEMCP,   // CP_OEMCP
+        2 => ACP,     // CP_MACCP: no Mac code page; the ANSI one
+        c => c,
+    }
+}
+
+/// CPINFO: MaxCharSize, DefaultChar[2], LeadByte[12] (18 bytes).
+fn cp_info(env: &mut Env, cp: u32, out: u32) -> bool {
+    let cp = resolve_cp(cp);
+    if !valid_cp(cp) {
+        return env.fail(err::INVALID_PARAMETER, false);
+    }
+    let mut b = vec![0u8; 18];
+    b[0] = if cp == CP_UTF8 { 4 } else { 1 };
+    b[4] = b'?';
+    env.mem.poke(out, &b).is_some() || env.fail(998, false)
+}
+
+/// The units of a string argument: `n` of them, or through the NUL (excluded) when `n` < 0.
+fn units(env: &Env, p: u32, n: i32, wide: bool) -> Option<Vec<u16>> {
+    if n < 0 {
+        return if wide {
+            env.mem.peek_wstr(p, 1 << 20)
+        } else {
+            env.mem
+                .peek_cstr(p, 1 << 20)
+                .map(|b| b.iter().map(|&c| c as u16).collect())
+        };
+    }
+    let size = if wide { 2 } else { 1 };
+    let b = env.read_bytes(p, n as u32 * size)?;
+    Some(if wide {
+        b.chunks(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect()
+    } else {
+        b.iter().map(|&c| c as u16).collect()
+    })
+}
+
+fn lower(u: u16) -> u16 {
+    char::from_u32(u as u32)
+        .and_then(|c| c.to_lowercase().next())
+        .map_or(u, |c| if (c as u32) < 0x1_0000 { c as u16 } else { u })
+}
+
+/// The primary weight of a character (see the module comment).
+fn primary(u: u16) -> u32 {
+    let c = char::from_u32(u as u32).unwrap_or('\u{FFFD}');
+    if c.is_alphabetic() {
+        0x3_0000 + lower(u) as u32
+    } else if c.is_ascii_digit() {
+        0x2_0000 + u as u32
+    } else {
+        0x1_0000 + u as u32
+    }
+}
+
+/// Compares two strings: -1, 0 or 1.
+pub fn compare(a: &[u16], b: &[u16], ignore_case: bool) -> i32 {
+    let pa = a.iter().map(|&u| primary(u));
+    let pb = b.iter().map(|&u| primary(u));
+    match pa.cmp(pb) {
+        std::cmp::Ordering::Less => return -1,
+        std::cmp::Ordering::Greater => return 1,
+        _ => {}
+    }
+    if ignore_case {
+        return 0;
+    }
+    // Same letters: the first case difference decides, lowercase first.
+    for (&x, &y) in a.iter().zip(b) {
+        if x != y {
+            let (lx, ly) = (lower(x) == x, lower(y) == y);
+            return if lx && !ly {
+                -1
+            } else if !lx && ly {
+                1
+            } else {
+                (x as i32 - y as i32).signum()
+            };
+        }
+    }
+    0
+}
+
+/// NORM_IGNORECASE and LINGUISTIC_IGNORECASE.
+const IGNORECASE: u32 = 0x1 | 0x10;
+
+#[allow(clippy::too_many_arguments)]
+fn compare_string(
+    env: &mut Env,
+    flags: u32,
+    s1: u32,
+    n1: i32,
+    s2: u32,
+    n2: i32,
+    wide: bool,
+) -> u32 {
+    let (Some(a), Some(b)) = (units(env, s1, n1, wide), units(env, s2, n2, wide)) else {
+        return env.fail(err::INVALID_PARAMETER, 0);
+    };
+    (compare(&a, &b, flags & IGNORECASE != 0) + 2) as u32
+}
+
+fn lstrcmp(env: &mut Env, s1: u32, s2: u32, wide: bool, ignore_case: bool) -> i32 {
+    // NULL sorts before every string (lstrcmp does not fault on it).
+    match (units(env, s1, -1, wide), units(env, s2, -1, wide)) {
+        (Some(a), Some(b)) => compare(&a, &b, ignore_case),
+        (None, Some(_)) => -1,
+        (Some(_), None) => 1,
+        (None, None) => 0,
+    }
+}
+
+fn lstrlen(env: &mut Env, s: u32, wide: bool) -> u32 {
+    units(env, s, -1, wide).map_or(0, |u| u.len() as u32)
+}
+
+/// lstrcpyn: at most `n - 1` units and a NUL.
+fn lstrcpyn(env: &mut Env, dst: u32, src: u32, n: i32, wide: bool) -> u32 {
+    if n <= 0 {
+        return dst;
+    }
+    let Some(mut u) = units(env, src, -1, wide) else {
+        return 0;
+    };
+    u.truncate(n as usize - 1);
+    put_units(env, dst, &u, wide);
+    dst
+}
+
+fn put_units(env: &mut Env, dst: u32, u: &[u16], wide: bool) -> Option<()> {
+    let b: Vec<u8> = if wide {
+        u.iter().chain([&0]).flat_map(|x| x.to_le_bytes()).collect()
+    } else {
+        u.iter().chain([&0]).map(|&x| x as u8).collect()
+    };
+    env.mem.poke(dst, &b)
+}
+
+fn lstrcat(env: &mut Env, dst: u32, src: u32, wide: bool) -> u32 {
+    let (Some(mut a), Some(b)) = (units(env, dst, -1, wide), units(env, src, -1, wide)) else {
+        return 0;
+    };
+    a.extend(b);
+    put_units(env, dst, &a, wide);
+    dst
+}
+
+fn lstrcpy(env: &mut Env, dst: u32, src: u32, wide: bool) -> u32 {
+    let Some(u) = units(env, src, -1, wide) else {
+        return 0;
+    };
+    match put_units(env, dst, &u, wide) {
+        Some(()) => dst,
+        None => 0,
+    }
+}
+
+/// The English text of a system error code (FORMAT_MESSAGE_FROM_SYSTEM).
+pub fn system_message(code: u32) -> Option<&'static str> {
+    Some(match code {
+        0 => "The operation completed successfully.\r\n",
+        1 => "Incorrect function.\r\n",
+        2 => "The system cannot find the file specified.\r\n",
+        3 => "The system cannot find the path specified.\r\n",
+        4 => "The system cannot open the file.\r\n",
+        5 => "Access is denied.\r\n",
+        6 => "The handle is invalid.\r\n",
+        8 => "Not enough memory resources are available to process this command.\r\n",
+        15 => "The system cannot find the drive specified.\r\n",
+        18 => "There are no more files.\r\n",
+        32 => "The process cannot access the file because it is being used by another process.\r\n",
+        80 => "The file exists.\r\n",
+        87 => "The parameter is incorrect.\r\n",
+        122 => "The data area passed to a system call is too small.\r\n",
+        123 => "The filename, directory name, or volume label syntax is incorrect.\r\n",
+        126 => "The specified module could not be found.\r\n",
+        127 => "The specified procedure could not be found.\r\n",
+        145 => "The directory is not empty.\r\n",
+        183 => "Cannot create a file when that file already exists.\r\n",
+        203 => "The system could not find the environment option that was entered.\r\n",
+        _ => return None,
+    })
+}
+
+pub mod fm {
+    pub const ALLOCATE_BUFFER: u32 = 0x100;
+    pub const IGNORE_INSERTS: u32 = 0x200;
+    pub const FROM_STRING: u32 = 0x400;
+    pub const FROM_HMODULE: u32 = 0x800;
+    pub const FROM_SYSTEM: u32 = 0x1000;
+    pub const ARGUMENT_ARRAY: u32 = 0x2000;
+    pub const MAX_WIDTH_MASK: u32 = 0xFF;
+}
+
+/// Expands a message: inserts `%1`..`%99` (with an optional `!spec!`
+/// printf conversion, `s` by default), `%n` (CRLF), `%0` (end, no newline),
+/// `%` before any other character (that character). `arg(k)` is the
+/// address of argument k (1-based). `None`: an insert with no arguments.
+pub fn expand(
+    env: &Env,
+    text: &str,
+    flags: u32,
+    arg: &dyn Fn(u32) -> Option<u32>,
+    wide: bool,
+) -> Option<String> {
+    let c: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    let width = flags & fm::MAX_WIDTH_MASK;
+    while i < c.len() {
+        let ch = c[i];
+        i += 1;
+        if ch != '%' {
+            // MAX_WIDTH_MASK: the text's own line breaks become spaces.
+            if width == fm::MAX_WIDTH_MASK && (ch == '\r' || ch == '\n') {
+                if ch == '\r' && c.get(i) == Some(&'\n') {
+                    i += 1;
+                }
+                out.push(' ');
+            } else {
+                out.push(ch);
+            }
+            continue;
+        }
+        let Some(&e) = c.get(i) else {
+            break;
+        };
+        i += 1;
+        match e {
+            '0' => return Some(out),
+            'n' => out.push_str("\r\n"),
+            '1'..='9' => {
+                let mut k = e as u32 - '0' as u32;
+                if let Some(d) = c.get(i).and_then(|d| d.to_digit(10)) {
+                    k = k * 10 + d;
+                    i += 1;
+                }
+                let mut spec = String::from("s");
+                if c.get(i) == Some(&'!') {
+                    if let Some(end) = c[i + 1..].iter().position(|&x| x == '!') {
+                        spec = c[i + 1..i + 1 + end].iter().collect();
+                        i += end + 2;
+                    }
+                }
+                if flags & fm::IGNORE_INSERTS != 0 {
+                    out.push('%');
+                    out.push_str(&k.to_string());
+                    if spec != "s" {
+                        out.push('!');
+                        out.push_str(&spec);
+                        out.push('!');
+                    }
+                    continue;
+                }
+                let va = arg(k)?;
+                let f = format!("%{spec}");
+                let b = crate::dll::printf::format_bytes(&env.mem, f.as_bytes(), va, wide);
+                if wide {
+                    out.push_str(&String::from_utf8_lossy(&b));
+                } else {
+                    out.extend(b.iter().map(|&x| x as char));
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn format_message(
+    env: &mut Env,
+    flags: u32,
+    source: u32,
+    id: u32,
+    buf: u32,
+    size: u32,
+    args: u32,
+    wide: bool,
+) -> u32 {
+    let text = if flags & fm::FROM_STRING != 0 {
+        match env.read_str(source, wide) {
+            Some(t) => t,
+            None => return env.fail(err::INVALID_PARAMETER, 0),
+        }
+    } else if flags & fm::FROM_SYSTEM != 0 {
+        // FROM_HMODULE | FROM_SYSTEM: no module here has a message table,
+        // so the system's is searched.
+        match system_message(id) {
+            Some(t) => t.to_string(),
+            None => return env.fail(317, 0), // ERROR_MR_MID_NOT_FOUND
+        }
+    } else if flags & fm::FROM_HMODULE != 0 {
+        return env.fail(1813, 0); // ERROR_RESOURCE_TYPE_NOT_FOUND: no message tables
+    } else {
+        return env.fail(err::INVALID_PARAMETER, 0);
+    };
+    let array = flags & fm::ARGUMENT_ARRAY != 0;
+    // A va_list* (the va_list's current position) or an array of dwords.
+    let base = if args == 0 {
+        None
+    } else if array {
+        Some(args)
+    } else {
+        env.mem.peek_u32(args)
+    };
+    let arg = |k: u32| base.map(|b| b + 4 * (k - 1));
+    let Some(out) = expand(env, &text, flags, &arg, wide) else {
+        return env.fail(err::INVALID_PARAMETER, 0);
+    };
+    let units = if wide {
+        out.encode_utf16().count()
+    } else {
+        out.chars().count()
+    } as u32;
+    let unit = if wide { 2 } else { 1 };
+    if flags & fm::ALLOCATE_BUFFER != 0 {
+        let a = gl_alloc(env, 0, (units + 1).max(size) * unit);
+        if a == 0 {
+            return 0;
+        }
+        env.put_str(a, &out, wide);
+        env.mem.poke_u32(buf, a);
+    } else {
+        if units + 1 > size {
+            return env.fail(err::INSUFFICIENT_BUFFER, 0);
+        }
+        env.put_str(buf, &out, wide);
+    }
+    env.last_error = 0;
+    units
+}
+
+crate::dll! { "(kernel32 nls)";
+    stdcall fn GetACP(env) -> u32 { ACP }
+    stdcall fn GetOEMCP(env) -> u32 { OEMCP }
+    stdcall fn IsValidCodePage(env, cp: u32) -> bool { valid_cp(cp) }
+    stdcall fn GetCPInfo(env, cp: u32, out: u32) -> bool { cp_info(env, cp, out) }
+    stdcall fn GetUserDefaultLCID(env) -> u32 { LCID }
+    stdcall fn GetSystemDefaultLCID(env) -> u32 { LCID }
+    stdcall fn GetUserDefaultLangID(env) -> u32 { LCID }
+    stdcall fn GetSystemDefaultLangID(env) -> u32 { LCID }
+    stdcall fn GetUserDefaultUILanguage(env) -> u32 { LCID }
+    stdcall fn GetSystemDefaultUILanguage(env) -> u32 { LCID }
+    stdcall fn GetThreadLocale(env) -> u32 { LCID }
+    stdcall fn SetThreadLocale(env, lcid: u32) -> bool { lcid == LCID || env.fail(err::INVALID_PARAMETER, false) }
+    stdcall fn IsValidLocale(env, lcid: u32, flags: u32) -> bool { lcid == LCID || lcid == 0x400 || lcid == 0x800 }
+    stdcall fn lstrlenA(env, s: u32) -> u32 { lstrlen(env, s, false) }
+    stdcall fn lstrlenW(env, s: u32) -> u32 { lstrlen(env, s, true) }
+    stdcall fn lstrcpyA(env, d: u32, s: u32) -> u32 { lstrcpy(env, d, s, false) }
+    stdcall fn lstrcpyW(env, d: u32, s: u32) -> u32 { lstrcpy(env, d, s, true) }
+    stdcall fn lstrcpynA(env, d: u32, s: u32, n: i32) -> u32 { lstrcpyn(env, d, s, n, false) }
+    stdcall fn lstrcpynW(env, d: u32, s: u32, n: i32) -> u32 { lstrcpyn(env, d, s, n, true) }
+    stdcall fn lstrcatA(env, d: u32, s: u32) -> u32 { lstrcat(env, d, s, false) }
+    stdcall fn lstrcatW(env, d: u32, s: u32) -> u32 { lstrcat(env, d, s, true) }
+    stdcall fn lstrcmpA(env, a: u32, b: u32) -> i32 { lstrcmp(env, a, b, false, false) }
+    stdcall fn lstrcmpW(env, a: u32, b: u32) -> i32 { lstrcmp(env, a, b, true, false) }
+    stdcall fn lstrcmpiA(env, a: u32, b: u32) -> i32 { lstrcmp(env, a, b, false, true) }
+    stdcall fn lstrcmpiW(env, a: u32, b: u32) -> i32 { lstrcmp(env, a, b, true, true) }
+    stdcall fn CompareStringA(env, lcid: u32, flags: u32, s1: u32, n1: i32, s2: u32, n2: i32) -> u32 {
+        compare_string(env, flags, s1, n1, s2, n2, false)
+    }
+    stdcall fn CompareStringW(env, lcid: u32, flags: u32, s1: u32, n1: i32, s2: u32, n2: i32) -> u32 {
+        compare_string(env, flags, s1, n1, s2, n2, true)
+    }
+    stdcall fn CompareStringEx(env, name: u32, flags: u32, s1: u32, n1: i32, s2: u32, n2: i32, v: u32, r: u32, p: u32) -> u32 {
+        compare_string(env, flags, s1, n1, s2, n2, true)
+    }
+    stdcall fn CompareStringOrdinal(env, s1: u32, n1: i32, s2: u32, n2: i32, ignore_case: bool) -> u32 {
+        let (Some(a), Some(b)) = (units(env, s1, n1, true), units(env, s2, n2, true)) else {
+            return env.fail(err::INVALID_PARAMETER, 0);
+        };
+        let f = |u: &u16| if ignore_case { crate::dll::kernel32::nls::upper(*u) } else { *u };
+        (a.iter().map(f).cmp(b.iter().map(f)) as i32 + 2) as u32
+    }
+    stdcall fn FormatMessageA(env, flags: u32, source: u32, id: u32, lang: u32, buf: u32, size: u32, args: u32) -> u32 {
+        format_message(env, flags, source, id, buf, size, args, false)
+    }
+    stdcall fn FormatMessageW(env, flags: u32, source: u32, id: u32, lang: u32, buf: u32, size: u32, args: u32) -> u32 {
+        format_message(env, flags, source, id, buf, size, args, true)
+    }
+}
+
+/// Simple uppercase mapping of one UTF-16 unit (one-to-one mappings only).
+pub fn upper(u: u16) -> u16 {
+    char::from_u32(u as u32)
+        .filter(|c| c.to_uppercase().count() == 1)
+        .and_then(|c| c.to_uppercase().next())
+        .map_or(u, |c| if (c as u32) < 0x1_0000 { c as u16 } else { u })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> Vec<u16> {
+        s.encode_utf16().collect()
+    }
+
+    #[test]
+    fn word_sort_order() {
+        // Case-insensitive first, then lowercase before uppercase.
+        assert_eq!(compare(&w("apple"), &w("Banana"), false), -1);
+        assert_eq!(compare(&w("a"), &w("A"), false), -1);
+        assert_eq!(compare(&w("A"), &w("a"), true), 0);
+        assert_eq!(compare(&w("abc"), &w("ab"), false), 1);
+        // Punctuation, then digits, then letters.
+        assert_eq!(compare(&w("_x"), &w("1x"), false), -1);
+        assert_eq!(compare(&w("9"), &w("a"), false), -1);
+        assert_eq!(compare(&w("/C"), &w("/c"), true), 0);
+    }
+
+    #[test]
+    fn format_message_inserts() {
+        let mut env = Env::new(crate::memory::Memory::new());
+        let a = env
+            .mem
+            .virtual_alloc(
+                0,
+                0x1000,
+                crate::memory::mem::RESERVE | crate::memory::mem::COMMIT,
+                crate::memory::prot::READWRITE,
+            )
+            .unwrap();
+        // Arguments: 42, a pointer to "xy", 255.
+        env.mem.poke(a + 0x100, b"xy\0");
+        for (k, v) in [42u32, a + 0x100, 255].iter().enumerate() {
+            env.mem.poke_u32(a + 4 * k as u32, *v);
+        }
+        let arg = |k: u32| Some(a + 4 * (k - 1));
+        let got = expand(
+            &env,
+            "n=%1!d! s=%2 x=%3!02x!%n100%% %.%0tail",
+            0,
+            &arg,
+            false,
+        )
+        .unwrap();
+        assert_eq!(got, "n=42 s=xy x=ff\r\n100% .");
+        let kept = expand(&env, "%1 and %2!d!", fm::IGNORE_INSERTS, &|_| None, false).unwrap();
+        assert_eq!(kept, "%1 and %2!d!");
+        assert!(expand(&env, "%1", 0, &|_| None, false).is_none());
+        assert_eq!(expand(&env, "a\r\nb", 0xFF, &arg, false).unwrap(), "a b");
+    }
+}
