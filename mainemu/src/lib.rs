@@ -8,6 +8,7 @@
 
 pub mod civil;
 pub mod cli;
+pub mod designs;
 pub mod desktop;
 pub mod dll;
 pub mod files;

@@ -42,6 +42,9 @@ pub enum Cmd {
     /// and bisect each divergence; ends with `fuzz: N programs, E exact, D
     /// diverged, F failed`.
     Fuzz(FuzzArgs),
+    /// Evaluate a design's gate file (gates/DESIGN.toml): toyvm side, then
+    /// mainemu side; a table of criteria, a record in gates/results/.
+    Gate(crate::gate::command::GateArgs),
 }
 
 #[derive(clap::Args)]
@@ -198,6 +201,7 @@ pub fn main() -> ExitCode {
         Cmd::Merge(a) => run_merge(a),
         Cmd::Repro(a) => run_repro(a),
         Cmd::Fuzz(a) => run_fuzz(a),
+        Cmd::Gate(a) => crate::gate::command::run(a),
     };
     match r {
         Ok(c) => c,

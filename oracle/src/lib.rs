@@ -15,6 +15,7 @@ pub mod cputime;
 pub mod diff;
 pub mod disasm;
 pub mod fuzz;
+pub mod gate;
 pub mod report;
 pub mod repro;
 pub mod shard;

@@ -161,6 +161,18 @@ pub fn run(o: &SweepOptions, progress: &dyn Progress) -> Result<SweepReport, Str
     crate::arms::check_all(&o.arms)?;
     let corpus = o.corpus.load()?;
     let programs = select(&corpus, o);
+    run_programs(&corpus, &programs, o, progress)
+}
+
+/// Runs the sweep over the given programs of `corpus` (`o.corpus` names it
+/// in the report; its shard and filter are not applied again).
+pub fn run_programs(
+    corpus: &corpus_dos::Corpus,
+    programs: &[corpus_dos::Program],
+    o: &SweepOptions,
+    progress: &dyn Progress,
+) -> Result<SweepReport, String> {
+    crate::arms::check_all(&o.arms)?;
     progress.start(programs.len());
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(ProgramResult, BTreeMap<String, String>)>> = Mutex::new(Vec::new());
@@ -171,7 +183,7 @@ pub fn run(o: &SweepOptions, progress: &dyn Progress) -> Result<SweepReport, Str
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(p) = programs.get(i) else { break };
                 progress.program(&p.name);
-                let r = run_program(&corpus, p, o);
+                let r = run_program(corpus, p, o);
                 progress.done(&p.name, r.0.status);
                 results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
             });
