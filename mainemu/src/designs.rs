@@ -94,8 +94,7 @@ pub fn read_records(results: &Path) -> Result<Vec<RecordView>, String> {
         .iter()
         .map(|p| {
             let t = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            serde_json::from_str(&t)
-                .map_err(|e| format!("{}: not a gate record: {e}", p.display()))
+            serde_json::from_str(&t).map_err(|e| format!("{}: not a gate record: {e}", p.display()))
         })
         .collect()
 }
@@ -117,7 +116,11 @@ pub fn check_default_on(designs: &[Design], gates_dir: &Path) -> Result<Vec<Stri
     for d in default_on(designs) {
         let path = gates_dir.join(format!("{}.toml", d.name));
         let Ok(gate) = std::fs::read(&path) else {
-            bad.push(format!("{}: on by default but {} is missing", d.name, path.display()));
+            bad.push(format!(
+                "{}: on by default but {} is missing",
+                d.name,
+                path.display()
+            ));
             continue;
         };
         if !passing_record(d.name, &gate, &records) {

@@ -35,7 +35,10 @@ fn repo_gate_files_parse_with_their_values() {
             (d.name.as_str(), d.path.as_str()),
             ("dos-real", "../shared/dos-real")
         );
-        assert_eq!((d.sample, d.dispatches, d.optional), (12, Some(20_000_000), true));
+        assert_eq!(
+            (d.sample, d.dispatches, d.optional),
+            (12, Some(20_000_000), true)
+        );
         assert_eq!(g.exactness.max_divergences, 0);
         assert_eq!(g.density.max_uops_per_insn, density);
         assert_eq!(g.speed.max_ratio, 0.8);
@@ -52,7 +55,9 @@ fn bad_gate_files_are_errors() {
     let ok = std::fs::read_to_string(repo().join("gates/baseline.toml")).unwrap();
     // A misspelt key must not switch a criterion off silently.
     let typo = ok.replace("max_divergences", "max_divergence");
-    assert!(GateFile::parse(&typo).unwrap_err().contains("max_divergence"));
+    assert!(GateFile::parse(&typo)
+        .unwrap_err()
+        .contains("max_divergence"));
     let bad_arm = ok.replace("design = \"only-baseline\"", "design = \"uop\"");
     assert!(GateFile::parse(&bad_arm)
         .unwrap_err()
@@ -153,13 +158,16 @@ fn small_gate_runs_end_to_end() {
     );
     assert!(me.contains("only-baseline exact vs l1"));
     assert_eq!(words(&me).last().unwrap(), "FAIL");
-    assert!(stdout.lines().last().unwrap().starts_with("gate small: FAIL ("));
+    assert!(stdout
+        .lines()
+        .last()
+        .unwrap()
+        .starts_with("gate small: FAIL ("));
 
     // The record: outside git, named nogit.
     let path = gates.join("results/small-nogit.json");
     assert!(line("wrote ").ends_with("small-nogit.json"));
-    let rec: GateRecord =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let rec: GateRecord = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(rec.format, "oracle-gate-1");
     assert_eq!(rec.design, "small");
     assert_eq!(rec.commit, None);
@@ -179,7 +187,10 @@ fn small_gate_runs_end_to_end() {
     );
     assert_eq!(rec.corpora.len(), 2);
     assert_eq!(
-        rec.corpora[1].skipped.as_deref().map(|s| s.ends_with("absent")),
+        rec.corpora[1]
+            .skipped
+            .as_deref()
+            .map(|s| s.ends_with("absent")),
         Some(true)
     );
     // mainemu's registry reads the record and does not count it as passing.
@@ -209,7 +220,10 @@ fn small_gate_runs_end_to_end() {
     so.timings = false;
     so.frames = false;
     let r = sweep::run_programs(&corpus, &programs, &so, &Quiet).unwrap();
-    assert_eq!(r.summary.line(), "sweep: 3 programs, 3 exact, 0 diverged, 0 failed");
+    assert_eq!(
+        r.summary.line(),
+        "sweep: 3 programs, 3 exact, 0 diverged, 0 failed"
+    );
     assert_eq!(
         rec.criteria[0].value,
         Some((r.summary.diverged + r.summary.failed) as f64)

@@ -349,7 +349,14 @@ fn setting_cr0_pe_enters_protected_mode_and_loadall_stops() {
         assert_eq!(l0::step(&mut cpu, &mut ram), StepOutcome::Ok);
     }
     assert_eq!(
-        (cpu.clock, cpu.eip, cpu.cr0 & 1, cpu.pmode, cpu.cpl, cpu.code32),
+        (
+            cpu.clock,
+            cpu.eip,
+            cpu.cr0 & 1,
+            cpu.pmode,
+            cpu.cpl,
+            cpu.code32
+        ),
         (3, 0x010A, 1, true, 0, false)
     );
     let (mut cpu, mut ram) = machine(&[0x0F, 0x07]);

@@ -189,7 +189,12 @@ pub fn entry_addr(cpu: &Cpu, sel: u16) -> Option<u32> {
 
 /// Reads the descriptor a selector names. `err` is the exception raised
 /// (with the selector as error code) when it lies past its table.
-pub fn read<B: Bus>(cpu: &Cpu, bus: &mut B, sel: u16, err: Exception) -> Result<(Desc, u32), Exception> {
+pub fn read<B: Bus>(
+    cpu: &Cpu,
+    bus: &mut B,
+    sel: u16,
+    err: Exception,
+) -> Result<(Desc, u32), Exception> {
     let Some(a) = entry_addr(cpu, sel) else {
         return Err(err.for_sel(sel));
     };

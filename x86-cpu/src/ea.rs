@@ -112,7 +112,11 @@ pub fn check_slow(cpu: &Cpu, s: usize, off: u32, size: u32, write: bool) -> Resu
         }
         if attr & 4 != 0 {
             // Expand-down: valid offsets are (limit, upper].
-            let upper: u64 = if attr & 0x400 != 0 { 0xFFFF_FFFF } else { 0xFFFF };
+            let upper: u64 = if attr & 0x400 != 0 {
+                0xFFFF_FFFF
+            } else {
+                0xFFFF
+            };
             let last = off as u64 + size as u64 - 1;
             if (off as u64) > cpu.slimit[s] as u64 && last <= upper {
                 return Ok(cpu.sbase[s].wrapping_add(off));
@@ -122,7 +126,11 @@ pub fn check_slow(cpu: &Cpu, s: usize, off: u32, size: u32, write: bool) -> Resu
     }
     // Expand-up within the extent the fast check used: the other extent
     // (a read through a segment whose writes are refused) may allow it.
-    let end = if write { cpu.seg_wend[s] } else { cpu.seg_end[s] };
+    let end = if write {
+        cpu.seg_wend[s]
+    } else {
+        cpu.seg_end[s]
+    };
     if off as u64 + size as u64 <= end {
         return Ok(cpu.sbase[s].wrapping_add(off));
     }

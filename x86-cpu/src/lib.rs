@@ -446,7 +446,10 @@ impl Cpu {
     /// not.
     #[inline]
     pub fn plain_real(&self) -> bool {
-        !self.pmode && !self.code32 && self.seg_end == [REAL_SEG_END; 6] && self.seg_wend == [REAL_SEG_END; 6]
+        !self.pmode
+            && !self.code32
+            && self.seg_end == [REAL_SEG_END; 6]
+            && self.seg_wend == [REAL_SEG_END; 6]
     }
 
     /// Protected mode with descriptor tables (not V86, not flat user mode):

@@ -86,7 +86,11 @@ impl Snapshot {
 /// Runs `f` with the CPU's bus seen through the paging adapter (the
 /// translation cache travels with the CPU between steps).
 #[inline]
-fn with_paging<B: Bus, T>(cpu: &mut Cpu, bus: &mut B, f: impl FnOnce(&mut Cpu, &mut Paged<'_, B>) -> T) -> T {
+fn with_paging<B: Bus, T>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    f: impl FnOnce(&mut Cpu, &mut Paged<'_, B>) -> T,
+) -> T {
     let mut tlb = std::mem::take(&mut cpu.tlb);
     let out = {
         let mut pb = Paged::new(bus, &mut tlb, cpu);
@@ -185,14 +189,21 @@ fn contributory(v: u8) -> bool {
 /// Whether a fault `second` raised while delivering `first` is a double
 /// fault (otherwise the second is delivered on its own).
 fn is_double(first: u8, second: u8) -> bool {
-    (contributory(first) && contributory(second)) || (first == 14 && (second == 14 || contributory(second)))
+    (contributory(first) && contributory(second))
+        || (first == 14 && (second == 14 || contributory(second)))
 }
 
 /// Delivers exception `e` of the instruction at CS:EIP (registers as before
 /// it; `ret` overrides the EIP the frame saves, for traps), escalating a
 /// failed delivery to the fault it raised, a double fault, or a triple
 /// fault (a stop report).
-pub fn exception<B: Bus>(cpu: &mut Cpu, bus: &mut B, e: Exception, ext: bool, ret: Option<u32>) -> Result<(), StopReason> {
+pub fn exception<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    e: Exception,
+    ext: bool,
+    ret: Option<u32>,
+) -> Result<(), StopReason> {
     let mut cur = e;
     let first = e;
     for _ in 0..4 {
@@ -218,7 +229,11 @@ pub fn exception<B: Bus>(cpu: &mut Cpu, bus: &mut B, e: Exception, ext: bool, re
                 if cur.0 == 8 {
                     break;
                 }
-                cur = if is_double(cur.0, e2.0) { Exception::DF } else { e2 };
+                cur = if is_double(cur.0, e2.0) {
+                    Exception::DF
+                } else {
+                    e2
+                };
             }
         }
     }
@@ -241,7 +256,11 @@ pub fn exception<B: Bus>(cpu: &mut Cpu, bus: &mut B, e: Exception, ext: bool, re
 
 /// An external (hardware or host-requested) interrupt in protected or V86
 /// mode: through the IDT, EXT set in any error code its delivery raises.
-pub fn external_interrupt<B: Bus>(cpu: &mut Cpu, bus: &mut B, vector: u8) -> Result<(), StopReason> {
+pub fn external_interrupt<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    vector: u8,
+) -> Result<(), StopReason> {
     with_paging(cpu, bus, |cpu, pb| {
         let snap = Snapshot::take(cpu);
         cpu.committed = false;

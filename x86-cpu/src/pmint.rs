@@ -35,7 +35,13 @@ pub struct Event {
 }
 
 /// INT n / INT3 / INTO (with `dpl_check`) and INT1 in protected or V86 mode.
-pub fn software<B: Bus>(cpu: &mut Cpu, bus: &mut B, vector: u8, ret: u32, dpl_check: bool) -> Result<(), Exception> {
+pub fn software<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    vector: u8,
+    ret: u32,
+    dpl_check: bool,
+) -> Result<(), Exception> {
     deliver(
         cpu,
         bus,
@@ -61,7 +67,12 @@ pub fn deliver<B: Bus>(cpu: &mut Cpu, bus: &mut B, ev: &Event) -> Result<(), Exc
     }
     let gate = desc::read_at(bus, cpu.idt_base.wrapping_add(entry));
     let typ = gate.typ();
-    if gate.s() || !matches!(typ, sys::TASK | sys::INT16 | sys::TRAP16 | sys::INT32 | sys::TRAP32) {
+    if gate.s()
+        || !matches!(
+            typ,
+            sys::TASK | sys::INT16 | sys::TRAP16 | sys::INT32 | sys::TRAP32
+        )
+    {
         return Err(Exception::gp(gate_err));
     }
     if ev.soft && gate.dpl() < cpu.cpl {
@@ -78,7 +89,8 @@ pub fn deliver<B: Bus>(cpu: &mut Cpu, bus: &mut B, ev: &Event) -> Result<(), Exc
     if desc::is_null(csel) {
         return Err(Exception::gp(ext));
     }
-    let (mut cd, ca) = desc::read(cpu, bus, csel, Exception::GP).map_err(|e| Exception(e.0, e.1 | ext))?;
+    let (mut cd, ca) =
+        desc::read(cpu, bus, csel, Exception::GP).map_err(|e| Exception(e.0, e.1 | ext))?;
     if !cd.is_code() || cd.dpl() > cpu.cpl {
         return Err(Exception::gp(csel & 0xFFFC | ext));
     }
@@ -163,7 +175,13 @@ pub fn deliver<B: Bus>(cpu: &mut Cpu, bus: &mut B, ev: &Event) -> Result<(), Exc
 
 /// Delivery through a task gate: a task switch, then the error code on the
 /// new task's stack.
-fn task_gate<B: Bus>(cpu: &mut Cpu, bus: &mut B, ev: &Event, tss: u16, ext: u16) -> Result<(), Exception> {
+fn task_gate<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    ev: &Event,
+    tss: u16,
+    ext: u16,
+) -> Result<(), Exception> {
     if tss & desc::TI != 0 {
         return Err(Exception::gp(tss & 0xFFFC | ext));
     }
@@ -254,7 +272,13 @@ pub fn iret<B: Bus>(cpu: &mut Cpu, bus: &mut B, o32: bool, next: u32) -> Result<
 
 /// IRETD at CPL 0 with VM set in the popped EFLAGS: back to V86 mode, with
 /// ESP, SS, ES, DS, FS, GS popped after the flags.
-fn iret_to_v86<B: Bus>(cpu: &mut Cpu, bus: &mut B, ip: u32, cs: u16, fl: u32) -> Result<Flow, Exception> {
+fn iret_to_v86<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    ip: u32,
+    cs: u16,
+    fl: u32,
+) -> Result<Flow, Exception> {
     let esp = peek(cpu, bus, true, 12)?;
     let ss = peek(cpu, bus, true, 16)? as u16;
     let es = peek(cpu, bus, true, 20)? as u16;
@@ -263,7 +287,14 @@ fn iret_to_v86<B: Bus>(cpu: &mut Cpu, bus: &mut B, ip: u32, cs: u16, fl: u32) ->
     let gs = peek(cpu, bus, true, 32)? as u16;
     cpu.flags.set_bits((fl & EFLAGS_WRITABLE) | 2);
     cpu.v86 = true;
-    for (s, v) in [(seg::CS, cs), (seg::SS, ss), (seg::ES, es), (seg::DS, ds), (seg::FS, fs), (seg::GS, gs)] {
+    for (s, v) in [
+        (seg::CS, cs),
+        (seg::SS, ss),
+        (seg::ES, es),
+        (seg::DS, ds),
+        (seg::FS, fs),
+        (seg::GS, gs),
+    ] {
         segs::set_v86(cpu, s, v);
     }
     segs::set_cpl(cpu, bus, 3);

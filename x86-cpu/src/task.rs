@@ -31,7 +31,12 @@ fn tr_is_32(cpu: &Cpu) -> bool {
 
 /// The stack (SS, ESP) the TSS holds for privilege level `dpl`. A TSS too
 /// short for it is #TS(TR selector).
-pub fn ring_stack<B: Bus>(cpu: &Cpu, bus: &mut B, dpl: u8, ext: u16) -> Result<(u16, u32), Exception> {
+pub fn ring_stack<B: Bus>(
+    cpu: &Cpu,
+    bus: &mut B,
+    dpl: u8,
+    ext: u16,
+) -> Result<(u16, u32), Exception> {
     let base = cpu.tr.base;
     if tr_is_32(cpu) {
         let off = 4 + dpl as u32 * 8;
@@ -75,7 +80,12 @@ pub fn io_bitmap<B: Bus>(cpu: &Cpu, bus: &mut B, port: u16, n: u32) -> Result<()
 /// Loads LDTR (LLDT and task switches): a null selector leaves no LDT; any
 /// other must name an LDT descriptor in the GDT. `err` is the fault for a
 /// bad selector (#GP for LLDT, #TS in a task switch).
-pub fn load_ldt<B: Bus>(cpu: &mut Cpu, bus: &mut B, sel: u16, err: Exception) -> Result<(), Exception> {
+pub fn load_ldt<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    sel: u16,
+    err: Exception,
+) -> Result<(), Exception> {
     if desc::is_null(sel) {
         cpu.ldtr = SysSeg {
             sel,
@@ -261,7 +271,11 @@ pub fn switch<B: Bus>(
     } else {
         load_task_segments(cpu, bus, &sels)?;
     }
-    let ip = if cpu.code32 { cpu.eip } else { cpu.eip & 0xFFFF };
+    let ip = if cpu.code32 {
+        cpu.eip
+    } else {
+        cpu.eip & 0xFFFF
+    };
     cpu.eip = ip;
     if ip as u64 >= cpu.seg_end[seg::CS] {
         return Err(Exception::gp(0));
@@ -270,7 +284,11 @@ pub fn switch<B: Bus>(
 }
 
 /// CS, SS, DS, ES, FS, GS of the incoming task, with the #TS/#NP/#SS rules.
-fn load_task_segments<B: Bus>(cpu: &mut Cpu, bus: &mut B, sels: &[u16; 6]) -> Result<(), Exception> {
+fn load_task_segments<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    sels: &[u16; 6],
+) -> Result<(), Exception> {
     let cs = sels[seg::CS];
     if desc::is_null(cs) {
         return Err(Exception::ts(0));

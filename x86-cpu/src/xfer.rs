@@ -61,7 +61,12 @@ fn check_gate(cpu: &Cpu, sel: u16, d: &Desc) -> Result<(), Exception> {
 
 /// The TSS a far JMP or CALL switches to, through a task gate or directly;
 /// it must be an available TSS in the GDT.
-fn task_target<B: Bus>(cpu: &Cpu, bus: &mut B, sel: u16, d: &Desc) -> Result<(u16, Desc), Exception> {
+fn task_target<B: Bus>(
+    cpu: &Cpu,
+    bus: &mut B,
+    sel: u16,
+    d: &Desc,
+) -> Result<(u16, Desc), Exception> {
     check_gate(cpu, sel, d)?;
     if d.typ() != sys::TASK {
         return Ok((sel, *d));
@@ -143,7 +148,12 @@ pub fn jmp_far<B: Bus>(cpu: &mut Cpu, bus: &mut B, sel: u16, off: u32, next: u32
 /// The stack an inner ring `dpl` gets from the TSS, checked: (selector,
 /// descriptor, its address, ESP). Bad selectors are #TS, a stack not
 /// present is #SS (error codes with `ext`).
-pub fn inner_stack<B: Bus>(cpu: &Cpu, bus: &mut B, dpl: u8, ext: u16) -> Result<(u16, Desc, u32, u32), Exception> {
+pub fn inner_stack<B: Bus>(
+    cpu: &Cpu,
+    bus: &mut B,
+    dpl: u8,
+    ext: u16,
+) -> Result<(u16, Desc, u32, u32), Exception> {
     let (ss, esp) = task::ring_stack(cpu, bus, dpl, ext)?;
     if desc::is_null(ss) {
         return Err(Exception::ts(ext));
@@ -240,7 +250,8 @@ fn call_gate<B: Bus>(cpu: &mut Cpu, bus: &mut B, sel: u16, gate: &Desc, ret: u32
         for i in 0..params {
             vals.push(peek(cpu, bus, g32, i * n)?);
         }
-        let (old_ss, old_esp, old_cs) = (cpu.sregs[seg::SS], cpu.regs[reg::ESP], cpu.sregs[seg::CS]);
+        let (old_ss, old_esp, old_cs) =
+            (cpu.sregs[seg::SS], cpu.regs[reg::ESP], cpu.sregs[seg::CS]);
         switch_stack(cpu, bus, nss, sd, sa, nesp, (4 + params) * n, 0)?;
         // The inner stack is written at the new privilege.
         segs::set_cpl(cpu, bus, dpl);
@@ -291,7 +302,12 @@ pub fn check_return_cs<B: Bus>(cpu: &Cpu, bus: &mut B, cs: u16) -> Result<(Desc,
 }
 
 /// Checks the SS a return to an outer ring `rpl` pops.
-pub fn check_return_ss<B: Bus>(cpu: &Cpu, bus: &mut B, ss: u16, rpl: u8) -> Result<(Desc, u32), Exception> {
+pub fn check_return_ss<B: Bus>(
+    cpu: &Cpu,
+    bus: &mut B,
+    ss: u16,
+    rpl: u8,
+) -> Result<(Desc, u32), Exception> {
     if desc::is_null(ss) {
         return Err(Exception::gp(0));
     }
@@ -307,7 +323,15 @@ pub fn check_return_ss<B: Bus>(cpu: &Cpu, bus: &mut B, ss: u16, rpl: u8) -> Resu
 
 /// Loads SS:ESP for a return to an outer ring: a stack pointer popped from
 /// a word slot (`wide` false) sets SP only.
-pub fn load_outer_stack<B: Bus>(cpu: &mut Cpu, bus: &mut B, ss: u16, mut d: Desc, a: u32, esp: u32, wide: bool) {
+pub fn load_outer_stack<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    ss: u16,
+    mut d: Desc,
+    a: u32,
+    esp: u32,
+    wide: bool,
+) {
     desc::set_accessed(bus, a, &mut d);
     segs::set_cache(cpu, seg::SS, ss, &d);
     if wide {

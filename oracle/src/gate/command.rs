@@ -47,7 +47,12 @@ impl Progress for Bar {
 
 /// The table: one row per criterion, then the verdict line.
 pub fn table(criteria: &[Criterion]) -> String {
-    let w0 = criteria.iter().map(|c| c.name.chars().count()).max().unwrap_or(0).max(9);
+    let w0 = criteria
+        .iter()
+        .map(|c| c.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(9);
     let w1 = criteria
         .iter()
         .map(|c| c.measured.chars().count())
@@ -81,11 +86,17 @@ pub fn table(criteria: &[Criterion]) -> String {
 
 /// The last line: `gate DESIGN: PASS` or `gate DESIGN: FAIL (K of N criteria fail)`.
 pub fn verdict_line(design: &str, criteria: &[Criterion]) -> String {
-    let bad = criteria.iter().filter(|c| c.verdict == Verdict::Fail).count();
+    let bad = criteria
+        .iter()
+        .filter(|c| c.verdict == Verdict::Fail)
+        .count();
     if bad == 0 {
         format!("gate {design}: PASS ({} criteria)", criteria.len())
     } else {
-        format!("gate {design}: FAIL ({bad} of {} criteria fail)", criteria.len())
+        format!(
+            "gate {design}: FAIL ({bad} of {} criteria fail)",
+            criteria.len()
+        )
     }
 }
 
@@ -99,7 +110,11 @@ pub fn run(a: GateArgs) -> Result<ExitCode, String> {
         .unwrap_or_else(|| PathBuf::from("."));
     let o = EvalOptions {
         root,
-        gate_file: a.gates.join(format!("{}.toml", a.design)).display().to_string(),
+        gate_file: a
+            .gates
+            .join(format!("{}.toml", a.design))
+            .display()
+            .to_string(),
         jobs: a.jobs,
         repro_dir: Some(a.repro_dir.clone()),
     };
@@ -115,7 +130,9 @@ pub fn run(a: GateArgs) -> Result<ExitCode, String> {
     }
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let r = evaluate(&g, &text, &o, &Bar(pb.clone()), &|s| pb.suspend(|| println!("{s}")));
+    let r = evaluate(&g, &text, &o, &Bar(pb.clone()), &|s| {
+        pb.suspend(|| println!("{s}"))
+    });
     std::panic::set_hook(hook);
     pb.finish_and_clear();
     let run = r?;

@@ -260,11 +260,17 @@ pub fn corpus_criteria(g: &GateFile, n: &CorpusNumbers) -> Vec<Criterion> {
         measured: format!(
             "{} µops/insn (dynamic median, {} programs)",
             fmt2(n.density_median),
-            n.programs.iter().filter(|p| p.uops_per_insn.is_some()).count()
+            n.programs
+                .iter()
+                .filter(|p| p.uops_per_insn.is_some())
+                .count()
         ),
         value: n.density_median,
         threshold: format!("<= {:.2}", g.density.max_uops_per_insn),
-        verdict: Verdict::of(n.density_median.is_some_and(|d| d <= g.density.max_uops_per_insn)),
+        verdict: Verdict::of(
+            n.density_median
+                .is_some_and(|d| d <= g.density.max_uops_per_insn),
+        ),
     });
     v.push(Criterion {
         name: format!("speed {}", n.name),
@@ -421,8 +427,8 @@ pub fn git_commit(root: &Path) -> (Option<String>, bool) {
     let Some(head) = git(&["rev-parse", "HEAD"]) else {
         return (None, false);
     };
-    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-        .is_some_and(|s| !s.is_empty());
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
     (Some(head), dirty)
 }
 

@@ -131,12 +131,10 @@ impl GateFile {
 
     /// The pass set of the design arm (`only-<passes>`).
     pub fn passes(&self) -> Result<shared_ir::opt::PassSet, String> {
-        let p = self.arms.design.strip_prefix("only-").ok_or_else(|| {
-            format!(
-                "arms.design `{}`: expected only-<passes>",
-                self.arms.design
-            )
-        })?;
+        let p =
+            self.arms.design.strip_prefix("only-").ok_or_else(|| {
+                format!("arms.design `{}`: expected only-<passes>", self.arms.design)
+            })?;
         shared_ir::opt::PassSet::parse(p)
     }
 

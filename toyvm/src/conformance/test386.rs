@@ -145,7 +145,10 @@ pub fn rom(dir: &Path) -> Result<Rom, String> {
     let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
     Ok(Rom {
         bytes,
-        origin: format!("{} as shipped (it prints nowhere; no source to configure)", p.display()),
+        origin: format!(
+            "{} as shipped (it prints nowhere; no source to configure)",
+            p.display()
+        ),
         prints: false,
     })
 }
@@ -189,7 +192,10 @@ fn assemble(src: &Path) -> Result<Vec<u8>, String> {
         if !st.status.success() {
             return Err(format!(
                 "nasm failed: {}",
-                String::from_utf8_lossy(&st.stderr).lines().next().unwrap_or("")
+                String::from_utf8_lossy(&st.stderr)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
             ));
         }
         std::fs::read(&bin).map_err(|e| format!("{}: {e}", bin.display()))
@@ -342,7 +348,11 @@ pub fn compare(output: &[u8], reference: &[u8], show: usize) -> (usize, Vec<Stri
         if g != w {
             n += 1;
             if first.len() < show {
-                let s = |x: Option<&&[u8]>| x.map_or("(none)".to_string(), |l| String::from_utf8_lossy(l).into_owned());
+                let s = |x: Option<&&[u8]>| {
+                    x.map_or("(none)".to_string(), |l| {
+                        String::from_utf8_lossy(l).into_owned()
+                    })
+                };
                 first.push(format!("line {}: got {:?} / want {:?}", i + 1, s(g), s(w)));
             }
         }

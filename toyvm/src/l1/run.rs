@@ -462,7 +462,12 @@ impl<B: EngineBus> L1<B> {
     /// (keyed by CS base and IP, decoded 16-bit), so these run through the
     /// uncached path, instruction by instruction, until the budget, an exit,
     /// or a return to real mode.
-    pub(super) fn run_uncached(&mut self, cpu: &mut Cpu, tb: &mut Tracked<B>, stop_at: u64) -> EngineExit {
+    pub(super) fn run_uncached(
+        &mut self,
+        cpu: &mut Cpu,
+        tb: &mut Tracked<B>,
+        stop_at: u64,
+    ) -> EngineExit {
         while cpu.clock < stop_at {
             if let Some(x) = self.uncached(cpu, tb, Uncached::Protected) {
                 return x;

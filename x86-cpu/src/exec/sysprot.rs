@@ -29,7 +29,11 @@ pub fn h_sysreg<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     protected(cpu)?;
     match op.sub {
         0 | 1 => {
-            let v = if op.sub == 0 { cpu.ldtr.sel } else { cpu.tr.sel };
+            let v = if op.sub == 0 {
+                cpu.ldtr.sel
+            } else {
+                cpu.tr.sel
+            };
             let d = op.loc_w(cpu, op.dst)?;
             put(cpu, bus, d, v as u32);
         }
@@ -67,7 +71,13 @@ pub fn h_verify<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     protected(cpu)?;
     let sel = op.read(cpu, bus, op.dst)? as u16;
     let ok = lookup(cpu, bus, sel).is_some_and(|d| {
-        d.s() && visible(cpu, sel, &d) && if op.sub == 0 { d.readable() } else { d.writable() }
+        d.s()
+            && visible(cpu, sel, &d)
+            && if op.sub == 0 {
+                d.readable()
+            } else {
+                d.writable()
+            }
     });
     cpu.flags.set_mask(ZF, ok);
     Ok(Flow::Next)
@@ -84,15 +94,29 @@ pub fn h_larlsl<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
             None => true,
             Some(t) if op.sub == 0 => matches!(
                 t,
-                sys::TSS16 | sys::LDT | sys::TSS16_BUSY | sys::CALL16 | sys::TASK | sys::TSS32 | sys::TSS32_BUSY | sys::CALL32
+                sys::TSS16
+                    | sys::LDT
+                    | sys::TSS16_BUSY
+                    | sys::CALL16
+                    | sys::TASK
+                    | sys::TSS32
+                    | sys::TSS32_BUSY
+                    | sys::CALL32
             ),
-            Some(t) => matches!(t, sys::TSS16 | sys::LDT | sys::TSS16_BUSY | sys::TSS32 | sys::TSS32_BUSY),
+            Some(t) => matches!(
+                t,
+                sys::TSS16 | sys::LDT | sys::TSS16_BUSY | sys::TSS32 | sys::TSS32_BUSY
+            ),
         };
         typ_ok && visible(cpu, sel, d)
     });
     cpu.flags.set_mask(ZF, found.is_some());
     if let Some(d) = found {
-        let v = if op.sub == 0 { d.hi & 0x00FF_FF00 } else { d.limit() };
+        let v = if op.sub == 0 {
+            d.hi & 0x00FF_FF00
+        } else {
+            d.limit()
+        };
         let dst = op.loc(cpu, op.dst)?;
         let v = match op.dst {
             Opnd::R16(_) => v & 0xFFFF,

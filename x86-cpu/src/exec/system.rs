@@ -65,7 +65,10 @@ fn write_cr0<B: Bus>(cpu: &mut Cpu, bus: &mut B, v: u32) -> R {
         }
     }
     if (old ^ v) & (cr0::PE | cr0::PG | cr0::WP) != 0 {
-        bus.mmu(Mmu::Reload { cr0: v, cr3: cpu.cr3 });
+        bus.mmu(Mmu::Reload {
+            cr0: v,
+            cr3: cpu.cr3,
+        });
     }
     Ok(Flow::Next)
 }
