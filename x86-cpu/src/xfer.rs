@@ -205,17 +205,7 @@ pub fn call_far<B: Bus>(cpu: &mut Cpu, bus: &mut B, sel: u16, off: u32, o32: boo
     let (mut d, a) = desc::read(cpu, bus, sel, Exception::GP)?;
     if d.s() {
         check_direct_code(cpu, sel, &d)?;
-        let n: u32 = if o32 { 4 } else { 2 };
-        room(cpu, 2 * n)?;
-        if off > d.limit() {
-            return Err(Exception::gp(0));
-        }
-        push(cpu, bus, o32, cpu.sregs[seg::CS] as u32)?;
-        push(cpu, bus, o32, ret)?;
-        let cpl = cpu.cpl;
-        load_cs(cpu, bus, sel, &mut d, a, cpl);
-        cpu.eip = off;
-        return Ok(Flow::Jump);
+        return call_same_level(cpu, bus, sel, &mut d, a, off, o32, ret);
     }
     match d.typ() {
         sys::CALL16 | sys::CALL32 => call_gate(cpu, bus, sel, &d, ret),
@@ -269,14 +259,34 @@ fn call_gate<B: Bus>(cpu: &mut Cpu, bus: &mut B, sel: u16, gate: &Desc, ret: u32
     if !td.conforming() && td.dpl() != cpu.cpl {
         return Err(Exception::gp(t & 0xFFFC));
     }
+    call_same_level(cpu, bus, t, &mut td, ta, off, g32, ret)
+}
+
+/// The far CALL's transfer without a privilege change (a direct call, or a
+/// gate to a conforming or same-level target): room for CS and the return
+/// offset on the current stack, the offset within the target's limit
+/// (#GP(0)), both pushed at `wide` (32-bit slots for a 386 gate or an
+/// o32 call), CS loaded at the current CPL.
+#[allow(clippy::too_many_arguments)]
+fn call_same_level<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    sel: u16,
+    d: &mut Desc,
+    a: u32,
+    off: u32,
+    wide: bool,
+    ret: u32,
+) -> R {
+    let n: u32 = if wide { 4 } else { 2 };
     room(cpu, 2 * n)?;
-    if off > td.limit() {
+    if off > d.limit() {
         return Err(Exception::gp(0));
     }
-    push(cpu, bus, g32, cpu.sregs[seg::CS] as u32)?;
-    push(cpu, bus, g32, ret)?;
+    push(cpu, bus, wide, cpu.sregs[seg::CS] as u32)?;
+    push(cpu, bus, wide, ret)?;
     let cpl = cpu.cpl;
-    load_cs(cpu, bus, t, &mut td, ta, cpl);
+    load_cs(cpu, bus, sel, d, a, cpl);
     cpu.eip = off;
     Ok(Flow::Jump)
 }
