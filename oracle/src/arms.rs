@@ -33,6 +33,9 @@ pub enum Fault {
     /// After dispatch N retires, the x87 control word's rounding-control bit 10
     /// is inverted (only the x87 state differs until an FPU result shows it).
     X87Rc,
+    /// After dispatch N retires, DR7 bit 0 is inverted (a debug register:
+    /// stored only, so only the CPU's system state differs).
+    Dr7,
     /// Dispatch N is billed but its instruction does not run.
     Skip,
     /// The instruction of dispatch N runs but costs no dispatch (a clock
@@ -52,6 +55,7 @@ impl Fault {
             Fault::FlipCf => "flipcf",
             Fault::FlipDf => "flipdf",
             Fault::X87Rc => "x87rc",
+            Fault::Dr7 => "dr7",
             Fault::Skip => "skip",
             Fault::NoBill => "nobill",
             Fault::Panic => "panic",
@@ -63,6 +67,7 @@ impl Fault {
             Fault::FlipCf => "inverts CF after dispatch",
             Fault::FlipDf => "inverts DF after dispatch",
             Fault::X87Rc => "inverts x87 rounding control after dispatch",
+            Fault::Dr7 => "inverts DR7 bit 0 after dispatch",
             Fault::Skip => "bills without running dispatch",
             Fault::NoBill => "runs without billing dispatch",
             Fault::Panic => "panics at dispatch",
@@ -93,20 +98,21 @@ pub fn parse(name: &str) -> Result<ArmName, String> {
     };
     let (kind, at) = fault.split_once('@').ok_or_else(|| {
         format!(
-            "test arm `{name}`: expected BASE+KIND@DISPATCH (KIND: flipcf, flipdf, x87rc, skip, nobill, panic, slicedep)"
+            "test arm `{name}`: expected BASE+KIND@DISPATCH (KIND: flipcf, flipdf, x87rc, dr7, skip, nobill, panic, slicedep)"
         )
     })?;
     let kind = match kind {
         "flipcf" => Fault::FlipCf,
         "flipdf" => Fault::FlipDf,
         "x87rc" => Fault::X87Rc,
+        "dr7" => Fault::Dr7,
         "skip" => Fault::Skip,
         "nobill" => Fault::NoBill,
         "panic" => Fault::Panic,
         "slicedep" => Fault::SliceDep,
         k => {
             return Err(format!(
-                "test arm `{name}`: unknown fault `{k}` (flipcf, flipdf, x87rc, skip, nobill, panic, slicedep)"
+                "test arm `{name}`: unknown fault `{k}` (flipcf, flipdf, x87rc, dr7, skip, nobill, panic, slicedep)"
             ))
         }
     };
@@ -334,7 +340,7 @@ impl Engine for Broken {
             return self.inner.run(cpu, m, limit);
         }
         match self.fault {
-            Fault::FlipCf | Fault::FlipDf | Fault::X87Rc => {
+            Fault::FlipCf | Fault::FlipDf | Fault::X87Rc | Fault::Dr7 => {
                 if cpu.clock < self.at {
                     let o = self.inner.run(cpu, m, limit.min(self.at));
                     if cpu.clock >= self.at {
@@ -425,6 +431,11 @@ impl Broken {
     fn flip(&mut self, cpu: &mut Cpu) {
         if self.fault == Fault::X87Rc {
             cpu.fpu.control ^= 0x0400;
+            self.done = true;
+            return;
+        }
+        if self.fault == Fault::Dr7 {
+            cpu.dr[7] ^= 1;
             self.done = true;
             return;
         }

@@ -267,3 +267,14 @@ fn x87_state_difference_is_bisected_to_its_dispatch() {
     assert_eq!(d.fields, vec!["x87"]);
     assert_eq!(d.states[0].regs, d.states[1].regs);
 }
+
+#[test]
+fn system_state_difference_is_bisected_to_its_dispatch() {
+    // Only DR7 differs (a debug register nothing reads): the oracle compares
+    // the CPU's system state (`Cpu::system_state_bytes`) itself.
+    let d = find("sincos", 1_000_000, "l0+dr7@20000", 2);
+    assert_eq!(d.dispatch, 20_000);
+    assert_eq!(d.fields, vec!["system"]);
+    assert_eq!(d.states[0].regs, d.states[1].regs);
+    assert_ne!(d.states[0].system_hash, d.states[1].system_hash);
+}

@@ -47,24 +47,18 @@ impl Progress for Bar {
 
 /// The table: one row per criterion, then the verdict line.
 pub fn table(criteria: &[Criterion]) -> String {
-    let w0 = criteria
-        .iter()
-        .map(|c| c.name.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(9);
-    let w1 = criteria
-        .iter()
-        .map(|c| c.measured.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(8);
-    let w2 = criteria
-        .iter()
-        .map(|c| c.threshold.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(9);
+    // Each column as wide as its widest cell or its heading.
+    let width = |cell: fn(&Criterion) -> &str, head: &str| {
+        criteria
+            .iter()
+            .map(|c| cell(c).chars().count())
+            .chain([head.chars().count()])
+            .max()
+            .unwrap_or(0)
+    };
+    let w0 = width(|c| &c.name, "criterion");
+    let w1 = width(|c| &c.measured, "measured");
+    let w2 = width(|c| &c.threshold, "threshold");
     let pad = |s: &str, w: usize| format!("{s}{}", " ".repeat(w.saturating_sub(s.chars().count())));
     let mut out = format!(
         "{}  {}  {}  verdict\n",

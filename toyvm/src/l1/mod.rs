@@ -351,7 +351,7 @@ impl<B: EngineBus> L1<B> {
             tb.dev_watch = !self.device_live.is_empty();
             let exit = if cpu.shadow {
                 self.single_step(cpu, &mut tb)
-            } else if cpu.pmode || cpu.code32 {
+            } else if !run::blocks_apply(cpu) {
                 self.run_uncached(cpu, &mut tb, stop_at)
             } else {
                 self.dispatch(cpu, &mut tb, stop_at)

@@ -46,6 +46,14 @@ pub(super) enum Uncached {
     Protected,
 }
 
+/// Whether L1's blocks can hold the code at CS:IP: they are real-mode code
+/// (keyed by CS base and IP, decoded 16-bit), so protected-mode, V86 and
+/// 32-bit code runs uncached ([`Uncached::Protected`]).
+#[inline(always)]
+pub(super) fn blocks_apply(cpu: &Cpu) -> bool {
+    !cpu.pmode && !cpu.code32
+}
+
 /// What one op did on the general path.
 enum Step {
     /// Retired; IP is past it.
@@ -422,7 +430,7 @@ impl<B: EngineBus> L1<B> {
         if cpu.flags.tf() {
             return self.uncached(cpu, tb, Uncached::Shadow);
         }
-        if cpu.pmode || cpu.code32 {
+        if !blocks_apply(cpu) {
             return self.uncached(cpu, tb, Uncached::Protected);
         }
         let cs_base = cpu.sbase[seg::CS];

@@ -47,17 +47,22 @@ fn pop(cpu: &mut Cpu) -> f64 {
     v
 }
 
+/// The six x87 exception bits (IM DM ZM OM UM PM in the control word, IE
+/// DE ZE OE UE PE in the status word) and their abstract `_EM_*` / `_SW_*`
+/// bits: one table for both directions and both words.
+const EXCEPTION_BITS: [(u16, u32); 6] = [
+    (0x1, 0x10),
+    (0x2, 0x8_0000),
+    (0x4, 0x8),
+    (0x8, 0x4),
+    (0x10, 0x2),
+    (0x20, 0x1),
+];
+
 /// The x87 control word in `_controlfp`'s abstract encoding.
 pub fn abstract_cw(cw: u16) -> u32 {
     let mut r = 0;
-    for (x, a) in [
-        (0x1, 0x10),
-        (0x2, 0x8_0000),
-        (0x4, 0x8),
-        (0x8, 0x4),
-        (0x10, 0x2),
-        (0x20, 0x1),
-    ] {
+    for (x, a) in EXCEPTION_BITS {
         if cw & x != 0 {
             r |= a;
         }
@@ -83,14 +88,7 @@ pub fn abstract_cw(cw: u16) -> u32 {
 /// The abstract encoding back to x87 control word bits.
 pub fn x87_cw(a: u32) -> u16 {
     let mut cw = 0u16;
-    for (x, b) in [
-        (0x1, 0x10),
-        (0x2, 0x8_0000),
-        (0x4, 0x8),
-        (0x8, 0x4),
-        (0x10, 0x2),
-        (0x20, 0x1),
-    ] {
+    for (x, b) in EXCEPTION_BITS {
         if a & b != 0 {
             cw |= x;
         }
@@ -120,14 +118,7 @@ pub fn control87(cpu: &mut Cpu, new: u32, mask: u32) -> u32 {
 /// The x87 status exceptions in the abstract `_SW_*` encoding.
 fn abstract_sw(sw: u16) -> u32 {
     let mut r = 0;
-    for (x, a) in [
-        (0x1, 0x10),
-        (0x2, 0x8_0000),
-        (0x4, 0x8),
-        (0x8, 0x4),
-        (0x10, 0x2),
-        (0x20, 0x1),
-    ] {
+    for (x, a) in EXCEPTION_BITS {
         if sw & x != 0 {
             r |= a;
         }
