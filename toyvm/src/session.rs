@@ -571,6 +571,10 @@ impl Session {
                 Outcome::Continue
             }
             svc::CPM_CALL => int21::cpm_call(cpu, m, dos, bios),
+            svc::VBE_WINDOW => {
+                crate::bios::vbe::window_call(cpu, m);
+                Outcome::Continue
+            }
             svc::RESET => Outcome::Stop {
                 what: "reboot requested (jump to the reset vector)".into(),
                 missing: None,
@@ -878,7 +882,10 @@ impl Session {
             end: end.into(),
             exit_code,
             stop,
-            video_mode: format!("{:02X}h", bda::rd8(&self.machine.mem, bda::VIDEO_MODE)),
+            video_mode: match self.machine.dev.vga.vbe.mode {
+                Some(v) => format!("VBE {:03X}h", v.number),
+                None => format!("{:02X}h", bda::rd8(&self.machine.mem, bda::VIDEO_MODE)),
+            },
             frame: FrameReport {
                 width: f.width,
                 height: f.height,

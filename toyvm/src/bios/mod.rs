@@ -12,6 +12,7 @@ pub mod misc;
 pub mod mouse;
 pub mod rom;
 pub mod timer;
+pub mod vbe;
 pub mod video;
 
 use std::collections::BTreeMap;

@@ -39,6 +39,8 @@ pub mod svc {
     pub const KEYBOARD_BYTE: u16 = 0x0109;
     /// The reset vector and POST entry: a reboot request.
     pub const RESET: u16 = 0x0110;
+    /// The VBE window function (a mode's `WinFuncPtr`, far-called).
+    pub const VBE_WINDOW: u16 = 0x0111;
     /// `0x02nn`: the default handler of exception vector nn (stops the run).
     pub const fn exception(n: u8) -> u16 {
         0x0200 | n as u16
@@ -56,6 +58,9 @@ pub mod at {
     pub const DISKETTE_PARAMS: u16 = 0xEFC7;
     pub const FONT_8X8: u16 = 0xFA6E;
     pub const CPM_ENTRY: u16 = 0xFEF0;
+    /// The VBE window function every mode's `WinFuncPtr` points at (after
+    /// the EMS header at F000:1000; host calls run only in F000).
+    pub const VBE_WINDOW_FN: u16 = 0x1100;
     pub const RESET: u16 = 0xFFF0;
     pub const DATE: u16 = 0xFFF5;
     pub const MODEL: u16 = 0xFFFE;
@@ -68,6 +73,10 @@ pub mod vat {
     pub const FONT_8X14: u16 = 0x1900;
     pub const VIDEO_PARAMS: u16 = 0x2700;
     pub const STATIC_FUNCS: u16 = 0x2800;
+    /// VBE 4F00h's mode list (FFFFh-terminated).
+    pub const VBE_MODES: u16 = 0x2900;
+    /// VBE 4F00h's OEM string.
+    pub const VBE_OEM: u16 = 0x2980;
 }
 
 /// Where the interesting entry points landed.
@@ -251,6 +260,16 @@ pub fn install(mem: &mut Memory) -> RomMap {
             0x3F, 0x00,
         ],
     );
+    // VESA BIOS Extensions: the mode list and OEM string 4F00h points at,
+    // and the window function (host call, RETF) of 4F01h's WinFuncPtr.
+    mem.load(
+        lin(VIDEO_SEG, vat::VBE_MODES),
+        &crate::bios::vbe::mode_list(),
+    );
+    mem.load(lin(VIDEO_SEG, vat::VBE_OEM), crate::bios::vbe::OEM_STRING);
+    let mut winfn = hostcall(svc::VBE_WINDOW).to_vec();
+    winfn.push(0xCB);
+    mem.load(lin(BIOS_SEG, at::VBE_WINDOW_FN), &winfn);
     map
 }
 

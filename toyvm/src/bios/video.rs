@@ -1,7 +1,8 @@
 //! The video BIOS (INT 10h): mode sets through the VGA's own mode tables,
 //! cursor and page state in the BIOS data area, text output in every mode
 //! (glyphs drawn from the INT 43h font in graphics modes), scrolling,
-//! pixels, palette and DAC functions, fonts, and the VGA information calls.
+//! pixels, palette and DAC functions, fonts, and the VGA information calls;
+//! AH=4Fh (VESA) goes to `bios::vbe`.
 //!
 //! Owns the BIOS's view of the screen. Text-mode and CGA-mode memory is
 //! written through the bus (the VGA's own addressing decides where bytes
@@ -872,8 +873,9 @@ pub fn int10(cpu: &mut Cpu, m: &mut Machine, bios: &mut Bios) -> Option<Outcome>
             }
         }
         0x1B => state_info(cpu, m),
-        // VESA, TopView, save/restore state and vendor extensions: a plain
-        // VGA BIOS returns with registers unchanged, which callers read as
+        0x4F => super::vbe::int10_4f(cpu, m, bios),
+        // TopView, save/restore state and vendor extensions: a plain VGA
+        // BIOS returns with registers unchanged, which callers read as
         // "unsupported".
         0x1C..=0xFF => {
             bios.decline(format!("INT 10h AH={:02X}h", cpu.ah()));

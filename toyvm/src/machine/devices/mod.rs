@@ -488,6 +488,7 @@ impl Devices {
             b.extend_from_slice(e);
         }
         b.extend_from_slice(&v.planes);
+        v.vbe.state_bytes(&mut b);
         xxhash_rust::xxh3::xxh3_64(&b)
     }
 }

@@ -10,7 +10,8 @@
 //! care), and the memory map select window. Submodules: [`timing`] (retrace
 //! bits and frame edges from the dispatch clock), [`render`] (scanout to a
 //! [`crate::frame::Frame`]), [`modes`] (what INT 10h AH=00h programs),
-//! [`font`] (the ROM fonts). It must not know about the BIOS data area or
+//! [`font`] (the ROM fonts), [`vbe`] (the VESA modes' linear memory, bank
+//! window and scanout). It must not know about the BIOS data area or
 //! INT 10h services beyond [`Vga::set_mode`], and must not keep time.
 //!
 //! Addressing (documented in docs/machine-devices.md): in chain-4 the CPU
@@ -25,6 +26,7 @@ pub mod font;
 pub mod modes;
 pub mod render;
 pub mod timing;
+pub mod vbe;
 
 /// Plane size: 64 KiB each, four planes.
 pub const PLANE_SIZE: usize = 0x10000;
@@ -61,6 +63,9 @@ pub struct Vga {
     pub dac_state: u8,
     /// The BIOS mode last set by [`Vga::set_mode`] (low 7 bits).
     pub mode: u8,
+    /// The VESA side: while a VBE mode is on it owns the A0000h window and
+    /// the display.
+    pub vbe: vbe::Vbe,
 }
 
 impl Default for Vga {
@@ -97,6 +102,7 @@ impl Vga {
             dac_read_sub: 0,
             dac_state: 0,
             mode: 3,
+            vbe: vbe::Vbe::default(),
         };
         v.set_mode(3);
         v
@@ -135,6 +141,9 @@ impl Vga {
 
     /// CPU read of a physical address in A0000h-BFFFFh (loads the latches).
     pub fn read_mem(&mut self, addr: u32) -> u8 {
+        if self.vbe.on() {
+            return self.vbe.read(addr);
+        }
         let Some(off) = self.window_offset(addr) else {
             return 0xFF;
         };
@@ -146,6 +155,9 @@ impl Vga {
     /// What a CPU read of `addr` would return, without loading the latches:
     /// for observers (console text, reports) that must not perturb the guest.
     pub fn peek_mem(&self, addr: u32) -> u8 {
+        if self.vbe.on() {
+            return self.vbe.read(addr);
+        }
         let Some(off) = self.window_offset(addr) else {
             return 0xFF;
         };
@@ -202,6 +214,9 @@ impl Vga {
     /// CPU write of a physical address in A0000h-BFFFFh, through the write
     /// pipeline.
     pub fn write_mem(&mut self, addr: u32, v: u8) {
+        if self.vbe.on() {
+            return self.vbe.write(addr, v);
+        }
         let Some(off) = self.window_offset(addr) else {
             return;
         };

@@ -305,6 +305,7 @@ impl Vga {
             self.dac[i as usize] = mode_dac(m, i);
         }
         self.mode = m;
+        self.vbe.off();
         let text = matches!(m, 0x00..=0x03 | 0x07);
         if !keep {
             self.planes.fill(0);

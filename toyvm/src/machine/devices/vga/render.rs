@@ -42,6 +42,15 @@ impl Vga {
         [x(c[0]), x(c[1]), x(c[2])]
     }
 
+    /// Every DAC entry as RGB (after the pel mask).
+    fn dac_lut(&self) -> [[u8; 3]; 256] {
+        let mut lut = [[0u8; 3]; 256];
+        for (i, e) in lut.iter_mut().enumerate() {
+            *e = self.dac_rgb(i as u8);
+        }
+        lut
+    }
+
     /// DAC index of a 4-bit attribute value through the palette registers,
     /// colour plane enable and colour select.
     #[inline]
@@ -58,6 +67,11 @@ impl Vga {
 
     /// Renders the visible screen.
     pub fn render(&self) -> Frame {
+        if self.vbe.on() {
+            if let Some(f) = self.vbe.render(&self.dac_lut()) {
+                return f;
+            }
+        }
         let graphics = self.graphics();
         let seq1 = self.seq[1];
         let char_w: u32 = if graphics || seq1 & 0x01 != 0 { 8 } else { 9 };
@@ -78,10 +92,7 @@ impl Vga {
         }
 
         // DAC index → RGB, computed once.
-        let mut lut = [[0u8; 3]; 256];
-        for (i, e) in lut.iter_mut().enumerate() {
-            *e = self.dac_rgb(i as u8);
-        }
+        let lut = self.dac_lut();
         // 4-bit attribute value → DAC index.
         let mut pal16 = [0u8; 16];
         for (i, e) in pal16.iter_mut().enumerate() {
