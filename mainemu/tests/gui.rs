@@ -37,3 +37,47 @@ fn gdi_programs_draw_what_the_rules_say() {
         assert_eq!((d, &out), (d2, &out2), "{prog} twice");
     }
 }
+
+/// gui_window.exe (user32: class, window, menu and accelerators from
+/// resources, WM_PAINT, WM_TIMER on the guest clock) driven by scripted
+/// input: a click in the client area, typed text, F2 (accelerator → menu
+/// command 100) and Ctrl+Q (command 101: DestroyWindow → WM_DESTROY →
+/// PostQuitMessage(7)). Messages, their order and their guest times are
+/// exact; the desktop frame is the same twice.
+#[test]
+fn gui_window_answers_scripted_input() {
+    let Some(dir) = common::programs() else {
+        return;
+    };
+    let bytes = std::fs::read(dir.join("gui_window.exe")).unwrap();
+    let go = || {
+        let mut p = Process::new(&bytes, &["gui_window.exe".to_string()]).unwrap();
+        p.env.desktop.input = mainemu::desktop::input::parse(
+            "click 100,100 @ 3000000; text hi @ 4000000; key F2 @ 5000000; key ctrl+Q @ 25000000",
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        let s = run(&mut p, 100_000_000, &mut |_, b| out.extend_from_slice(b));
+        let frame = p.env.desktop.frame();
+        (
+            s.ending,
+            s.dispatches,
+            String::from_utf8(out).unwrap(),
+            frame,
+        )
+    };
+    let a = go();
+    // The click lands at client (76,38): screen (100,100) less the window
+    // origin (20,20), the sizing border (4) and caption plus menu bar (38).
+    let want = "WM_CREATE mainemu window\nWM_SIZE 292 x 104\nwindow created\n\
+                WM_PAINT 0,0-292,104 of 292 x 104\nWM_LBUTTONDOWN 76,38 keys 1\n\
+                WM_PAINT 0,0-292,104 of 292 x 104\nWM_CHAR h\nWM_CHAR i\n\
+                WM_PAINT 0,0-292,104 of 292 x 104\nWM_COMMAND 100\n\
+                WM_PAINT 0,0-292,104 of 292 x 104\nWM_TIMER 1 at 100 ms\n\
+                WM_PAINT 0,0-292,104 of 292 x 104\nWM_TIMER 1 at 200 ms\n\
+                WM_PAINT 0,0-292,104 of 292 x 104\nWM_COMMAND 101\nWM_DESTROY\nquit 7\n";
+    assert_eq!(a.2, want);
+    assert_eq!(a.0, Ending::Exit { code: 7 });
+    let b = go();
+    assert_eq!(a, b, "twice the same");
+}

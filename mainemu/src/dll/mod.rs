@@ -66,6 +66,7 @@ pub mod ntdll;
 pub mod printf;
 pub mod secur32;
 pub mod ucrtbase;
+pub mod user32;
 
 /// How arguments are cleaned up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -318,6 +319,7 @@ pub static DLLS: &[&DllDecl] = &[
     &gdi32::DLL,
     &advapi32::DLL,
     &secur32::DLL,
+    &user32::DLL,
 ];
 
 /// What an import resolves to.

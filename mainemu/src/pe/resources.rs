@@ -34,10 +34,15 @@ pub struct Resource {
 /// Every resource, in directory order.
 pub fn walk(pe: &PeFile) -> Result<Vec<Resource>, PeError> {
     let (rva, _) = pe.dirs[super::parse::dir::RESOURCE];
+    walk_image(&pe.image, rva)
+}
+
+/// Every resource of a laid-out image (`img[rva]` = byte at that RVA)
+/// whose resource directory is at `rva` (0: none).
+pub fn walk_image(img: &[u8], rva: u32) -> Result<Vec<Resource>, PeError> {
     if rva == 0 {
         return Ok(Vec::new());
     }
-    let img = &pe.image;
     let root = rva as u64;
     let entries = |dir: u64| -> Result<Vec<(ResId, u32)>, PeError> {
         let named = u16_at(img, dir + 12, "resource directory")? as u64;
@@ -264,4 +269,135 @@ pub fn version_info(pe: &PeFile) -> Result<Option<VersionInfo>, PeError> {
         }
     }
     Ok(Some(vi))
+}
+
+/// The GUI resource types.
+pub const RT_CURSOR: u16 = 1;
+pub const RT_BITMAP: u16 = 2;
+pub const RT_ICON: u16 = 3;
+pub const RT_MENU: u16 = 4;
+pub const RT_DIALOG: u16 = 5;
+pub const RT_ACCELERATOR: u16 = 9;
+pub const RT_GROUP_CURSOR: u16 = 12;
+pub const RT_GROUP_ICON: u16 = 14;
+
+/// One item of a menu template (MF_POPUP items carry their submenu).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MenuItem {
+    /// MF_* flags of the template (MF_GRAYED 1, MF_CHECKED 8, MF_POPUP 0x10, ...; MF_END cleared).
+    pub flags: u16,
+    pub id: u16,
+    pub text: Vec<u16>,
+    pub popup: Option<Vec<MenuItem>>,
+}
+
+fn wstr_at(d: &[u8], o: &mut usize) -> Result<Vec<u16>, PeError> {
+    let mut v = Vec::new();
+    loop {
+        let u = u16_at(d, *o as u64, "resource string")?;
+        *o += 2;
+        if u == 0 {
+            return Ok(v);
+        }
+        v.push(u);
+        if v.len() > 0x10000 {
+            return Err(PeError("resource string unterminated".into()));
+        }
+    }
+}
+
+/// Parses a standard (version 0) RT_MENU template.
+pub fn menu(d: &[u8]) -> Result<Vec<MenuItem>, PeError> {
+    let ver = u16_at(d, 0, "menu header")?;
+    let skip = u16_at(d, 2, "menu header")? as usize;
+    if ver != 0 {
+        return Err(PeError(format!(
+            "menu template version {ver} not supported"
+        )));
+    }
+    let mut o = 4 + skip;
+    fn level(d: &[u8], o: &mut usize, depth: u32) -> Result<Vec<MenuItem>, PeError> {
+        if depth > 16 {
+            return Err(PeError("menu nested too deeply".into()));
+        }
+        let mut items = Vec::new();
+        loop {
+            let flags = u16_at(d, *o as u64, "menu item")?;
+            *o += 2;
+            let popup = flags & 0x10 != 0;
+            let id = if popup {
+                0
+            } else {
+                let id = u16_at(d, *o as u64, "menu item")?;
+                *o += 2;
+                id
+            };
+            let text = wstr_at(d, o)?;
+            let sub = if popup {
+                Some(level(d, o, depth + 1)?)
+            } else {
+                None
+            };
+            items.push(MenuItem {
+                flags: flags & !0x80,
+                id,
+                text,
+                popup: sub,
+            });
+            if flags & 0x80 != 0 || items.len() > 4096 {
+                return Ok(items);
+            }
+        }
+    }
+    level(d, &mut o, 0)
+}
+
+/// One accelerator: FVIRTKEY 1, FNOINVERT 2, FSHIFT 4, FCONTROL 8, FALT 0x10 flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Accel {
+    pub flags: u16,
+    pub key: u16,
+    pub cmd: u16,
+}
+
+/// Parses an RT_ACCELERATOR table (8-byte entries, the last flagged 0x80).
+pub fn accelerators(d: &[u8]) -> Result<Vec<Accel>, PeError> {
+    let mut out = Vec::new();
+    for k in 0..d.len() / 8 {
+        let o = (8 * k) as u64;
+        let flags = u16_at(d, o, "accelerator")?;
+        out.push(Accel {
+            flags: flags & 0x7F,
+            key: u16_at(d, o + 2, "accelerator")?,
+            cmd: u16_at(d, o + 4, "accelerator")?,
+        });
+        if flags & 0x80 != 0 {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Finds a resource by type and name, in the language a US-English
+/// Windows picks: en-US (0409h), then language-neutral (0000h), then the
+/// system/user default neutral forms (0400h, 0800h), then any English, then
+/// the first listed. (Wine's tools carry a dozen translations of every
+/// string table; without the ranking the first one listed, Arabic, wins.)
+pub fn find<'a>(list: &'a [Resource], kind: &ResId, name: &ResId) -> Option<&'a Resource> {
+    let rank = |lang: u16| match lang {
+        0x0409 => 0,
+        0x0000 => 1,
+        0x0400 | 0x0800 => 2,
+        l if l & 0x3FF == 0x09 => 3,
+        _ => 4,
+    };
+    list.iter()
+        .filter(|r| {
+            &r.kind == kind
+                && match (&r.name, name) {
+                    (ResId::Name(a), ResId::Name(b)) => a.eq_ignore_ascii_case(b),
+                    (a, b) => a == b,
+                }
+        })
+        .min_by_key(|r| rank(r.lang))
 }

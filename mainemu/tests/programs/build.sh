@@ -24,6 +24,8 @@ done
 for p in gdi_shapes gdi_bits; do
   build $p.exe $cc -O1 -s -o "$out/$p.exe" "$src/$p.c" -lgdi32 -luser32
 done
+build gui_window.res.o i686-w64-mingw32-windres "$src/gui_window.rc" -o "$out/gui_window.res.o"
+build gui_window.exe $cc -O1 -s -o "$out/gui_window.exe" "$src/gui_window.c" "$out/gui_window.res.o" -lgdi32 -luser32
 build testdll.res.o i686-w64-mingw32-windres "$src/testdll.rc" -o "$out/testdll.res.o"
 build testdll.dll $cc -O1 -s -shared -o "$out/testdll.dll" "$src/testdll.c" "$src/testdll.def" "$out/testdll.res.o" -Wl,--out-implib,"$out/libtestdll.a"
 build usedll.exe $cc -O1 -s -o "$out/usedll.exe" "$src/usedll.c" "$out/libtestdll.a"

@@ -1,0 +1,1687 @@
+//! USER32.dll: window classes and windows, the message queue and loop,
+//! painting, timers on the guest clock, input state, menus and
+//! accelerators from resources, system metrics and colours, rectangles,
+//! text drawing, resources (strings, bitmaps, icons, cursors).
+//!
+//! Window procedures are guest code: a body that sends a message returns
+//! [`Ret::call`] and continues in the closure with the procedure's result
+//! (CreateWindowEx sends WM_NCCREATE, WM_CREATE, WM_SIZE, WM_MOVE in
+//! turn). GetMessage with nothing to deliver blocks the thread until the
+//! next timer or scripted input on the guest clock.
+//!
+//! Owns the user32 calling surface and message semantics. It must not
+//! draw pixels itself (desktop::nc and gdi do) or hold window-manager
+//! state (desktop does).
+
+use super::gui_structs::{self as gs, read_rect, read_str, units, write_pair, write_rect};
+use super::{Env, Ret};
+use crate::desktop::input::{self, ht};
+use crate::desktop::metrics::{self, ws};
+use crate::desktop::{wm, Class, Desktop, Msg, Timer, UserObject, Window};
+use crate::gdi::raster::Paint;
+use crate::gdi::region::{Op, Rect, Region};
+use crate::pe::resources::{self as res, ResId};
+
+fn desk(env: &mut Env) -> &mut Desktop {
+    &mut env.desktop
+}
+
+/// The handle GetDesktopWindow returns.
+pub const DESKTOP_HWND: u32 = 0x0001_0010;
+const CW_USEDEFAULT: i32 = 0x8000_0000u32 as i32;
+
+/// A resource name argument: MAKEINTRESOURCE (< 0x10000) or a string pointer.
+fn res_name(env: &Env, v: u32, wide: bool) -> ResId {
+    if v < 0x1_0000 {
+        ResId::Id(v as u16)
+    } else {
+        let s = read_str(&env.mem, v, -1, wide).unwrap_or_default();
+        let s = String::from_utf16_lossy(&s);
+        match s.strip_prefix('#').and_then(|n| n.parse::<u16>().ok()) {
+            Some(id) => ResId::Id(id),
+            None => ResId::Name(s.to_ascii_uppercase()),
+        }
+    }
+}
+
+/// The guest address of one of our exports (its thunk), e.g. DefWindowProcW
+/// as the window procedure of the built-in classes.
+fn export_addr(env: &mut Env, name: &str) -> u32 {
+    let Some(e) = DLL.exports.iter().find(|e| e.name == name) else {
+        return 0;
+    };
+    env.thunks
+        .slot(&mut env.mem, crate::thunks::Thunk::Api(e, &DLL))
+        .unwrap_or(0)
+}
+
+/// Sends `msg` to `hwnd`'s window procedure, then continues with its result.
+pub fn send(
+    env: &mut Env,
+    hwnd: u32,
+    msg: u32,
+    wp: u32,
+    lp: u32,
+    then: impl FnOnce(&mut Env, u32) -> Ret + 'static,
+) -> Ret {
+    match desk(env).win(hwnd).map(|w| w.wndproc) {
+        Some(p) if p != 0 => Ret::call(p, vec![hwnd, msg, wp, lp], then),
+        _ => then(env, 0),
+    }
+}
+
+/// Sends a list of messages in order, ignoring results, then `last`.
+fn send_all(
+    env: &mut Env,
+    mut msgs: std::collections::VecDeque<(u32, u32, u32, u32)>,
+    last: Box<dyn FnOnce(&mut Env) -> Ret>,
+) -> Ret {
+    match msgs.pop_front() {
+        None => last(env),
+        Some((h, m, w, l)) => send(env, h, m, w, l, move |env, _| send_all(env, msgs, last)),
+    }
+}
+
+/// A scratch block in guest memory for structures passed to window procedures.
+fn scratch(env: &mut Env, size: u32) -> u32 {
+    let size = (size + 15) & !15;
+    if env.desktop.scratch.is_none() {
+        let a = env
+            .mem
+            .virtual_alloc(
+                0,
+                0x1_0000,
+                crate::memory::mem::RESERVE | crate::memory::mem::COMMIT,
+                crate::memory::prot::READWRITE,
+            )
+            .unwrap_or(0);
+        env.desktop.scratch = Some((a, 0x1_0000));
+        env.desktop.scratch_top = 0;
+    }
+    let (base, cap) = env.desktop.scratch.unwrap_or((0, 0));
+    if env.desktop.scratch_top + size > cap {
+        env.desktop.scratch_top = 0;
+    }
+    let a = base + env.desktop.scratch_top;
+    env.desktop.scratch_top += size;
+    a
+}
+
+fn scratch_release(env: &mut Env, size: u32) {
+    let size = (size + 15) & !15;
+    env.desktop.scratch_top = env.desktop.scratch_top.saturating_sub(size);
+}
+
+fn write_msg(env: &mut Env, a: u32, m: &Msg) -> bool {
+    let mut b = Vec::with_capacity(28);
+    for v in [
+        m.hwnd,
+        m.message,
+        m.wparam,
+        m.lparam,
+        m.time,
+        m.pt.0 as u32,
+        m.pt.1 as u32,
+    ] {
+        b.extend(v.to_le_bytes());
+    }
+    env.mem.poke(a, &b).is_some()
+}
+
+fn read_msg(env: &Env, a: u32) -> Option<Msg> {
+    let r = |o: u32| env.mem.peek_u32(a + o);
+    Some(Msg {
+        hwnd: r(0)?,
+        message: r(4)?,
+        wparam: r(8)?,
+        lparam: r(12)?,
+        time: r(16)?,
+        pt: (r(20)? as i32, r(24)? as i32),
+    })
+}
+
+fn matches_filter(m: &Msg, hwnd: u32, min: u32, max: u32) -> bool {
+    (hwnd == 0 || m.hwnd == hwnd || hwnd == u32::MAX && m.hwnd == 0)
+        && (min == 0 && max == 0 || (min..=max).contains(&m.message))
+}
+
+/// The next message for GetMessage/PeekMessage: posted and input
+/// messages, then the quit message, then WM_PAINT, then WM_TIMER.
+fn next_message(env: &mut Env, hwnd: u32, min: u32, max: u32, remove: bool) -> Option<Msg> {
+    let clock = env.clock;
+    let d = desk(env);
+    d.deliver_input(clock);
+    if let Some(i) = d
+        .queue
+        .iter()
+        .position(|m| matches_filter(m, hwnd, min, max))
+    {
+        let m = d.queue[i];
+        if remove {
+            d.queue.remove(i);
+            crate::desktop::input::key_state_on_removal(d, &m);
+        }
+        return Some(m);
+    }
+    let t = Desktop::ms(clock);
+    if let Some(code) = d.quit {
+        if remove {
+            d.quit = None;
+        }
+        return Some(Msg {
+            hwnd: 0,
+            message: wm::QUIT,
+            wparam: code,
+            lparam: 0,
+            time: t,
+            pt: d.cursor,
+        });
+    }
+    if min <= wm::PAINT && (max == 0 || wm::PAINT <= max) {
+        if let Some(h) = d.paint_due().filter(|&h| hwnd == 0 || h == hwnd) {
+            return Some(Msg {
+                hwnd: h,
+                message: wm::PAINT,
+                wparam: 0,
+                lparam: 0,
+                time: t,
+                pt: d.cursor,
+            });
+        }
+    }
+    if min <= wm::TIMER && (max == 0 || wm::TIMER <= max) {
+        let due = d
+            .timers
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| x.due <= clock && (hwnd == 0 || x.hwnd == hwnd))
+            .min_by_key(|(_, x)| x.due)
+            .map(|(i, _)| i);
+        if let Some(i) = due {
+            let tm = d.timers[i].clone();
+            if remove {
+                d.timers[i].due = clock + tm.period;
+            }
+            return Some(Msg {
+                hwnd: tm.hwnd,
+                message: wm::TIMER,
+                wparam: tm.id,
+                lparam: tm.proc_,
+                time: t,
+                pt: d.cursor,
+            });
+        }
+    }
+    None
+}
+
+fn get_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32) -> Ret {
+    match next_message(env, hwnd, min, max, true) {
+        Some(m) => {
+            if !write_msg(env, out, &m) {
+                return Ret::Value(-1i32 as u32);
+            }
+            Ret::Value((m.message != wm::QUIT) as u32)
+        }
+        None => Ret::Block {
+            deadline: desk(env).next_event(),
+        },
+    }
+}
+
+fn peek_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32, flags: u32) -> bool {
+    match next_message(env, hwnd, min, max, flags & 1 != 0) {
+        Some(m) => write_msg(env, out, &m),
+        None => false,
+    }
+}
+
+fn register_class(env: &mut Env, a: u32, ex: bool, wide: bool) -> u32 {
+    let o = if ex { 4 } else { 0 };
+    let r = |k: u32| env.mem.peek_u32(a + o + 4 * k).unwrap_or(0);
+    let (style, proc_, cls, wnd, inst, icon, cursor, bg, menu, name) =
+        (r(0), r(1), r(2), r(3), r(4), r(5), r(6), r(7), r(8), r(9));
+    let name_id = res_name(env, name, wide);
+    let (name_units, atom_req) = match &name_id {
+        ResId::Id(a) => (Vec::new(), *a),
+        ResId::Name(s) => (units(s), 0),
+    };
+    let menu = (menu != 0).then(|| res_name(env, menu, wide));
+    let d = desk(env);
+    if d.class_index(&name_units, atom_req).is_some() {
+        env.last_error = 1410; // ERROR_CLASS_ALREADY_EXISTS
+        return 0;
+    }
+    let atom = 0xC000 + d.classes.len() as u16;
+    d.classes.push(Class {
+        name: crate::desktop::upper(&name_units),
+        atom,
+        style,
+        wndproc: proc_,
+        cls_extra: cls as i32,
+        wnd_extra: wnd as i32,
+        instance: inst,
+        icon,
+        cursor,
+        background: bg,
+        menu,
+        wide,
+        extra: vec![0; (cls as usize).min(4096)],
+    });
+    atom as u32
+}
+
+/// The built-in classes (window procedure: DefWindowProcW for now).
+fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
+    let up = crate::desktop::upper(name);
+    let known = [
+        "BUTTON",
+        "STATIC",
+        "EDIT",
+        "LISTBOX",
+        "COMBOBOX",
+        "SCROLLBAR",
+        "#32770",
+    ];
+    let s = String::from_utf16_lossy(&up);
+    if !known.contains(&s.as_str()) {
+        return None;
+    }
+    let proc_ = export_addr(env, "DefWindowProcW");
+    let d = desk(env);
+    let atom = 0xC000 + d.classes.len() as u16;
+    d.classes.push(Class {
+        name: up,
+        atom,
+        style: 0,
+        wndproc: proc_,
+        cls_extra: 0,
+        wnd_extra: if s == "#32770" { 30 } else { 0 },
+        instance: 0,
+        icon: 0,
+        cursor: 0,
+        background: if s == "EDIT" { 6 } else { 16 },
+        menu: None,
+        wide: true,
+        extra: Vec::new(),
+    });
+    Some(d.classes.len() - 1)
+}
+
+/// Shows a window (frame drawn, client invalidated) or hides it (area exposed).
+fn set_visible(env: &mut Env, h: u32, show: bool) {
+    let d = desk(env);
+    let Some(w) = d.win_mut(h) else { return };
+    let was = w.visible();
+    if show == was {
+        return;
+    }
+    if show {
+        w.style |= ws::VISIBLE;
+        d.draw_frame(h);
+        let area = Region::rect(d.win(h).map(|w| w.rect).unwrap_or_default());
+        d.invalidate_screen_area(h, &area);
+        // Frames of visible children.
+        for c in d.win(h).map(|w| w.children.clone()).unwrap_or_default() {
+            if d.win(c).is_some_and(|w| w.visible()) {
+                d.draw_frame(c);
+            }
+        }
+    } else {
+        let r = w.rect;
+        w.style &= !ws::VISIBLE;
+        d.expose(Region::rect(r));
+        if let Some(p) = d.win(h).filter(|w| w.is_child()).map(|w| w.parent) {
+            d.invalidate_screen_area(p, &Region::rect(r));
+        }
+    }
+}
+
+/// Moves/resizes a window to `r` (screen coordinates): the old area is
+/// exposed, the new one drawn and invalidated.
+fn set_rect(env: &mut Env, h: u32, r: Rect) {
+    let d = desk(env);
+    let Some(w) = d.win(h).cloned() else { return };
+    if w.rect == r {
+        return;
+    }
+    let old = w.rect;
+    let (dx, dy) = (r.left - old.left, r.top - old.top);
+    // Children move with their parent.
+    fn shift(d: &mut Desktop, h: u32, dx: i32, dy: i32) {
+        for c in d.win(h).map(|w| w.children.clone()).unwrap_or_default() {
+            if let Some(cw) = d.win_mut(c) {
+                cw.rect = cw.rect.offset(dx, dy);
+            }
+            shift(d, c, dx, dy);
+        }
+    }
+    if let Some(wm_) = d.win_mut(h) {
+        wm_.rect = r;
+    }
+    shift(d, h, dx, dy);
+    if w.visible() {
+        let uncovered = Region::rect(old).combine(&Region::rect(r), Op::Diff);
+        d.expose(uncovered.clone());
+        if w.is_child() {
+            d.invalidate_screen_area(w.parent, &uncovered);
+        }
+        d.draw_frame(h);
+        d.invalidate(h, None, true);
+        for c in d.win(h).map(|w| w.children.clone()).unwrap_or_default() {
+            if d.win(c).is_some_and(|x| x.visible()) {
+                d.draw_frame(c);
+                d.invalidate(c, None, true);
+            }
+        }
+    }
+}
+
+/// Parent client origin in screen coordinates (0,0 for top-level windows).
+fn parent_origin(env: &mut Env, h: u32) -> (i32, i32) {
+    let d = desk(env);
+    match d.win(h).filter(|w| w.is_child()).map(|w| w.parent) {
+        Some(p) => d.client_rect(p).map_or((0, 0), |c| (c.left, c.top)),
+        None => (0, 0),
+    }
+}
+
+/// Sends WM_SIZE and WM_MOVE with the current client geometry.
+fn size_move_msgs(env: &mut Env, h: u32) -> Vec<(u32, u32, u32, u32)> {
+    let (ox, oy) = parent_origin(env, h);
+    let Some(c) = desk(env).client_rect(h) else {
+        return vec![];
+    };
+    let pack = |a: i32, b: i32| (a as u16 as u32) | (b as u16 as u32) << 16;
+    vec![
+        (h, wm::SIZE, 0, pack(c.width(), c.height())),
+        (h, wm::MOVE, 0, pack(c.left - ox, c.top - oy)),
+    ]
+}
+
+#[allow(clippy::too_many_arguments)]
+fn create_window(
+    env: &mut Env,
+    ex: u32,
+    class: u32,
+    title: u32,
+    style: u32,
+    x: i32,
+    y: i32,
+    w: i32,
+    h: i32,
+    parent: u32,
+    menu: u32,
+    inst: u32,
+    param: u32,
+    wide: bool,
+) -> Ret {
+    let cname = res_name(env, class, wide);
+    let (cunits, catom) = match &cname {
+        ResId::Id(a) => (Vec::new(), *a),
+        ResId::Name(s) => (units(s), 0),
+    };
+    let ci = match desk(env).class_index(&cunits, catom) {
+        Some(i) => i,
+        None => match ensure_builtin(env, &cunits) {
+            Some(i) => i,
+            None => {
+                env.last_error = 1407; // ERROR_CANNOT_FIND_WND_CLASS
+                return Ret::Value(0);
+            }
+        },
+    };
+    let cls = desk(env).classes[ci].clone();
+    let title_units = if title == 0 {
+        Vec::new()
+    } else {
+        read_str(&env.mem, title, -1, wide).unwrap_or_default()
+    };
+    let child = style & ws::CHILD != 0;
+    if child && desk(env).win(parent).is_none() {
+        env.last_error = 1406;
+        return Ret::Value(0);
+    }
+    // Top-level windows without WS_POPUP/WS_CHILD are overlapped: caption and border.
+    let style = if !child && style & ws::POPUP == 0 {
+        style | ws::CAPTION
+    } else {
+        style
+    };
+    // The menu of a top-level window: the given one, or the class's.
+    let hmenu = if child {
+        menu
+    } else if menu != 0 {
+        menu
+    } else if let Some(m) = &cls.menu {
+        let base = if cls.instance != 0 {
+            cls.instance
+        } else {
+            env.image_base
+        };
+        load_menu(env, base, m)
+    } else {
+        0
+    };
+    let d = desk(env);
+    let n = d.top.len() as i32;
+    let (sw, sh) = (d.gdi.screen.width, d.gdi.screen.height);
+    let (ox, oy) = if child {
+        d.client_rect(parent).map_or((0, 0), |c| (c.left, c.top))
+    } else {
+        (0, 0)
+    };
+    let (x, y) = if x == CW_USEDEFAULT {
+        (16 + 24 * (n % 8), 16 + 24 * (n % 8))
+    } else {
+        (x, y)
+    };
+    let (w, h) = if w == CW_USEDEFAULT {
+        (sw * 3 / 4, sh * 3 / 4)
+    } else {
+        (w, h)
+    };
+    let rect = Rect::new(ox + x, oy + y, ox + x + w.max(0), oy + y + h.max(0));
+    let visible = style & ws::VISIBLE != 0;
+    let win = Window {
+        hwnd: 0,
+        class: ci,
+        parent: if child { parent } else { 0 },
+        owner: if child { 0 } else { parent },
+        style: style & !ws::VISIBLE,
+        ex_style: ex,
+        rect,
+        title: title_units,
+        wndproc: cls.wndproc,
+        id: hmenu,
+        instance: inst,
+        extra: vec![0; (cls.wnd_extra.clamp(0, 4096)) as usize],
+        user_data: 0,
+        update: Region::empty(),
+        erase: false,
+        children: Vec::new(),
+        wide,
+        font: 0,
+        destroyed: false,
+    };
+    let hwnd = d.add_window(win);
+    // CREATESTRUCT for WM_NCCREATE / WM_CREATE.
+    let cs = scratch(env, 48);
+    let mut b = Vec::new();
+    for v in [
+        param, inst, hmenu, parent, h as u32, w as u32, y as u32, x as u32, style, title, class, ex,
+    ] {
+        b.extend(v.to_le_bytes());
+    }
+    env.mem.poke(cs, &b);
+    send(env, hwnd, wm::NCCREATE, 0, cs, move |env, ok| {
+        if ok == 0 {
+            scratch_release(env, 48);
+            desk(env).remove_window(hwnd);
+            return Ret::Value(0);
+        }
+        send(env, hwnd, wm::CREATE, 0, cs, move |env, r| {
+            scratch_release(env, 48);
+            if r as i32 == -1 {
+                desk(env).remove_window(hwnd);
+                return Ret::Value(0);
+            }
+            let msgs = size_move_msgs(env, hwnd).into();
+            send_all(
+                env,
+                msgs,
+                Box::new(move |env| {
+                    if visible {
+                        show_window(env, hwnd, 5, Box::new(move |_| Ret::Value(hwnd)))
+                    } else {
+                        Ret::Value(hwnd)
+                    }
+                }),
+            )
+        })
+    })
+}
+
+/// ShowWindow: WM_SHOWWINDOW, visibility, activation of a top-level window.
+fn show_window(env: &mut Env, h: u32, cmd: u32, then: Box<dyn FnOnce(&mut Env) -> Ret>) -> Ret {
+    let Some(was) = desk(env).win(h).map(|w| w.visible()) else {
+        return then(env);
+    };
+    let show = cmd != 0;
+    if show == was {
+        return then(env);
+    }
+    send(env, h, wm::SHOWWINDOW, show as u32, 0, move |env, _| {
+        set_visible(env, h, show);
+        let top_level = desk(env).win(h).is_some_and(|w| !w.is_child());
+        // SW_SHOWNOACTIVATE 4, SW_SHOWNA 8, SW_SHOWMINNOACTIVE 7 do not activate.
+        if show && top_level && !matches!(cmd, 4 | 7 | 8) {
+            activate(env, h, then)
+        } else {
+            then(env)
+        }
+    })
+}
+
+/// Makes `h` the active window: frames redrawn, WM_ACTIVATE (whose default
+/// handling gives it the focus).
+fn activate(env: &mut Env, h: u32, then: Box<dyn FnOnce(&mut Env) -> Ret>) -> Ret {
+    let d = desk(env);
+    let old = d.active;
+    if old == h {
+        return then(env);
+    }
+    d.active = h;
+    // Bring it to the top of the Z order.
+    d.top.retain(|&t| t != h);
+    d.top.insert(0, h);
+    if old != 0 {
+        d.draw_frame(old);
+    }
+    d.draw_frame(h);
+    let mut msgs = std::collections::VecDeque::new();
+    if old != 0 && d.win(old).is_some() {
+        msgs.push_back((old, wm::NCACTIVATE, 0, 0));
+        msgs.push_back((old, wm::ACTIVATE, 0, h));
+    }
+    msgs.push_back((h, wm::NCACTIVATE, 1, 0));
+    msgs.push_back((h, wm::ACTIVATE, 1, old));
+    send_all(env, msgs, then)
+}
+
+/// SetFocus: WM_KILLFOCUS to the old focus, WM_SETFOCUS to the new one.
+fn set_focus(env: &mut Env, h: u32, then: impl FnOnce(&mut Env, u32) -> Ret + 'static) -> Ret {
+    let d = desk(env);
+    let old = d.focus;
+    if old == h {
+        return then(env, old);
+    }
+    if h != 0 && d.win(h).is_none() {
+        return then(env, 0);
+    }
+    d.focus = h;
+    send(env, old, wm::KILLFOCUS, h, 0, move |env, _| {
+        send(env, h, wm::SETFOCUS, old, 0, move |env, _| then(env, old))
+    })
+}
+
+/// DestroyWindow: WM_DESTROY and WM_NCDESTROY to the window and its
+/// children (parent first), then it is gone and its area exposed.
+fn destroy_window(env: &mut Env, h: u32) -> Ret {
+    if desk(env).win(h).is_none() {
+        env.last_error = 1400;
+        return Ret::Value(0);
+    }
+    let mut all = vec![h];
+    let mut i = 0;
+    while i < all.len() {
+        let kids = desk(env)
+            .win(all[i])
+            .map(|w| w.children.clone())
+            .unwrap_or_default();
+        all.extend(kids);
+        i += 1;
+    }
+    let mut msgs: std::collections::VecDeque<_> =
+        all.iter().map(|&x| (x, wm::DESTROY, 0, 0)).collect();
+    msgs.extend(all.iter().rev().map(|&x| (x, wm::NCDESTROY, 0, 0)));
+    if desk(env).active == h {
+        desk(env).active = 0;
+    }
+    send_all(
+        env,
+        msgs,
+        Box::new(move |env| {
+            desk(env).remove_window(h);
+            Ret::Value(1)
+        }),
+    )
+}
+
+/// DefWindowProc.
+fn def_window_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, wide: bool) -> Ret {
+    match msg {
+        wm::NCCREATE => Ret::Value(1),
+        wm::PAINT => {
+            if let Some(w) = desk(env).win_mut(h) {
+                w.update = Region::empty();
+                w.erase = false;
+            }
+            Ret::Value(0)
+        }
+        wm::ERASEBKGND => {
+            let Some(w) = desk(env).win(h).cloned() else {
+                return Ret::Value(0);
+            };
+            let bg = desk(env).classes.get(w.class).map_or(0, |c| c.background);
+            if bg == 0 {
+                return Ret::Value(0);
+            }
+            let Some(c) = desk(env).client_rect(h) else {
+                return Ret::Value(0);
+            };
+            fill_rect(env, wp, Rect::new(0, 0, c.width(), c.height()), bg);
+            Ret::Value(1)
+        }
+        wm::CLOSE => destroy_window(env, h).map_value(|_| 0),
+        wm::SYSCOMMAND => match wp & 0xFFF0 {
+            0xF060 => send(env, h, wm::CLOSE, 0, 0, |_, _| Ret::Value(0)),
+            _ => Ret::Value(0),
+        },
+        wm::NCLBUTTONDOWN => match wp {
+            ht::CLOSE => send(env, h, wm::SYSCOMMAND, 0xF060, lp, |_, _| Ret::Value(0)),
+            _ => Ret::Value(0),
+        },
+        wm::ACTIVATE => {
+            if wp & 0xFFFF != 0 {
+                set_focus(env, h, |_, _| Ret::Value(0))
+            } else {
+                Ret::Value(0)
+            }
+        }
+        wm::NCACTIVATE => Ret::Value(1),
+        wm::SETTEXT => {
+            let t = read_str(&env.mem, lp, -1, wide).unwrap_or_default();
+            if let Some(w) = desk(env).win_mut(h) {
+                w.title = t;
+            }
+            desk(env).draw_frame(h);
+            Ret::Value(1)
+        }
+        wm::GETTEXT => {
+            let t = desk(env)
+                .win(h)
+                .map(|w| w.title.clone())
+                .unwrap_or_default();
+            Ret::Value(gs::write_str(&mut env.mem, lp, wp, &t, wide))
+        }
+        wm::GETTEXTLENGTH => Ret::Value(desk(env).win(h).map_or(0, |w| w.title.len() as u32)),
+        wm::NCHITTEST => {
+            let (x, y) = (lp as i16 as i32, (lp >> 16) as i16 as i32);
+            Ret::Value(input::hit_test(desk(env), h, x, y))
+        }
+        wm::SETFONT => {
+            if let Some(w) = desk(env).win_mut(h) {
+                w.font = wp;
+            }
+            Ret::Value(0)
+        }
+        wm::GETFONT => Ret::Value(desk(env).win(h).map_or(0, |w| w.font)),
+        wm::SYSKEYDOWN if wp == 0x73 && lp & (1 << 29) != 0 => {
+            // Alt+F4.
+            send(env, h, wm::SYSCOMMAND, 0xF060, 0, |_, _| Ret::Value(0))
+        }
+        _ => Ret::Value(0),
+    }
+}
+
+trait MapValue {
+    fn map_value(self, f: impl FnOnce(u32) -> u32) -> Ret;
+}
+impl MapValue for Ret {
+    fn map_value(self, f: impl FnOnce(u32) -> u32) -> Ret {
+        match self {
+            Ret::Value(v) => Ret::Value(f(v)),
+            r => r,
+        }
+    }
+}
+
+/// FillRect with a brush handle or a system colour index + 1.
+fn fill_rect(env: &mut Env, hdc: u32, r: Rect, brush: u32) -> bool {
+    let brush = sys_brush(env, brush);
+    let (g, m) = (&mut env.desktop.gdi, &mut env.mem);
+    g.draw_with_brush(m, hdc, brush, |t, p| t.fill(r, p))
+        .is_some()
+}
+
+/// A system colour index + 1 becomes its solid brush (cached); other values pass.
+fn sys_brush(env: &mut Env, b: u32) -> u32 {
+    if (1..=31).contains(&b) {
+        let c = metrics::sys_color(b - 1);
+        let key = 0xFFFF_0000 | b;
+        if let Some(&h) = env.desktop.sys_brushes.get(&key) {
+            return h;
+        }
+        let h = env
+            .desktop
+            .gdi
+            .add(crate::gdi::Object::Brush(crate::gdi::BrushObj {
+                style: crate::gdi::bs::SOLID,
+                color: c,
+                hatch: 0,
+                pattern: None,
+            }));
+        env.desktop.sys_brushes.insert(key, h);
+        h
+    } else {
+        b
+    }
+}
+
+/// A DC for a window's client area (or the whole window), clipped to what the screen shows.
+fn window_dc(env: &mut Env, h: u32, whole: bool, extra: Option<&Region>) -> u32 {
+    let d = desk(env);
+    if h == 0 || h == DESKTOP_HWND {
+        let r = d.screen_rect();
+        return d.gdi.create_dc(Some((0, (0, 0), Region::rect(r))));
+    }
+    let Some(w) = d.win(h).cloned() else { return 0 };
+    let area = if whole {
+        w.rect
+    } else {
+        d.client_rect(h).unwrap_or_default()
+    };
+    let mut vis = d.visible_part(h, area, w.style & ws::CLIPCHILDREN != 0 || true);
+    if let Some(e) = extra {
+        vis = vis.combine(e, Op::And);
+    }
+    d.gdi.create_dc(Some((h, (area.left, area.top), vis)))
+}
+
+fn begin_paint(env: &mut Env, h: u32, ps: u32) -> Ret {
+    let d = desk(env);
+    let Some(w) = d.win(h).cloned() else {
+        return Ret::Value(0);
+    };
+    let Some(c) = d.client_rect(h) else {
+        return Ret::Value(0);
+    };
+    let mut upd = w.update.clone();
+    let bounds = upd.bounds();
+    upd.offset(c.left, c.top);
+    let erase = w.erase;
+    if let Some(wm_) = d.win_mut(h) {
+        wm_.update = Region::empty();
+        wm_.erase = false;
+    }
+    let hdc = window_dc(env, h, false, Some(&upd));
+    let finish = move |env: &mut Env, erased: u32| {
+        let mut b = Vec::new();
+        b.extend(hdc.to_le_bytes());
+        b.extend(((erase && erased == 0) as u32).to_le_bytes());
+        for v in [bounds.left, bounds.top, bounds.right, bounds.bottom] {
+            b.extend(v.to_le_bytes());
+        }
+        b.extend([0u8; 40]);
+        env.mem.poke(ps, &b);
+        Ret::Value(hdc)
+    };
+    if erase {
+        send(env, h, wm::ERASEBKGND, hdc, 0, finish)
+    } else {
+        finish(env, 1)
+    }
+}
+
+fn load_menu(env: &mut Env, base: u32, name: &ResId) -> u32 {
+    let Some(data) = desk_res(env, base, res::RT_MENU, name) else {
+        return 0;
+    };
+    match res::menu(&data) {
+        Ok(items) => desk(env).menu_from_template(&items),
+        Err(_) => 0,
+    }
+}
+
+fn desk_res(env: &mut Env, base: u32, kind: u16, name: &ResId) -> Option<Vec<u8>> {
+    let base = if base == 0 { env.image_base } else { base };
+    env.desktop
+        .resource_data(&env.mem, base, &ResId::Id(kind), name)
+}
+
+fn load_bitmap(env: &mut Env, inst: u32, name: &ResId) -> u32 {
+    if inst == 0 {
+        return 0; // OBM_* system bitmaps are not modelled
+    }
+    let Some(data) = desk_res(env, inst, res::RT_BITMAP, name) else {
+        env.last_error = 1814; // ERROR_RESOURCE_NAME_NOT_FOUND
+        return 0;
+    };
+    let Ok(info) = crate::gdi::dib::DibInfo::parse(&data, false, &[]) else {
+        return 0;
+    };
+    let Ok(bits) = info.decode(data.get(info.header_bytes..).unwrap_or(&[])) else {
+        return 0;
+    };
+    // A device-dependent bitmap in the screen's format (monochrome stays monochrome).
+    let ddb = if info.bpp == 1 {
+        let mut b = crate::gdi::bits::Bits::new(bits.width, bits.height, 1);
+        for y in 0..bits.height {
+            for x in 0..bits.width {
+                let c = bits.color_at(x, y);
+                b.set(x, y, b.from_color(c));
+            }
+        }
+        b
+    } else {
+        crate::gdi::dib::convert(
+            &bits,
+            &crate::gdi::dib::DibInfo {
+                width: bits.width,
+                height: bits.height,
+                top_down: true,
+                bpp: 32,
+                compression: 0,
+                masks: crate::gdi::bits::MASKS_888,
+                palette: vec![],
+                header_bytes: 0,
+                size_image: 0,
+            },
+        )
+    };
+    env.desktop
+        .gdi
+        .add(crate::gdi::Object::Bitmap(crate::gdi::BitmapObj::ddb(ddb)))
+}
+
+fn load_string(env: &mut Env, inst: u32, id: u32, buf: u32, n: i32, wide: bool) -> u32 {
+    let block = ResId::Id((id / 16 + 1) as u16);
+    let Some(data) = desk_res(env, inst, 6, &block) else {
+        return 0;
+    };
+    let mut o = 0usize;
+    for k in 0..16 {
+        let len = u16::from_le_bytes([*data.get(o).unwrap_or(&0), *data.get(o + 1).unwrap_or(&0)])
+            as usize;
+        if k == id % 16 {
+            let s: Vec<u16> = (0..len)
+                .map(|i| {
+                    u16::from_le_bytes([
+                        *data.get(o + 2 + 2 * i).unwrap_or(&0),
+                        *data.get(o + 3 + 2 * i).unwrap_or(&0),
+                    ])
+                })
+                .collect();
+            if n == 0 && wide {
+                // A pointer to the read-only resource string itself.
+                let base = if inst == 0 { env.image_base } else { inst };
+                let list = env.desktop.resources(&env.mem, base).unwrap_or_default();
+                let r = res::find(&list, &ResId::Id(6), &block)
+                    .map(|r| r.data_rva)
+                    .unwrap_or(0);
+                env.mem.poke_u32(buf, base + r + o as u32 + 2);
+                return len as u32;
+            }
+            return gs::write_str(&mut env.mem, buf, n.max(0) as u32, &s, wide);
+        }
+        o += 2 + 2 * len;
+    }
+    0
+}
+
+fn translate_accel(env: &mut Env, hwnd: u32, haccel: u32, msg: u32) -> Ret {
+    let Some(m) = read_msg(env, msg) else {
+        return Ret::Value(0);
+    };
+    if m.message != wm::KEYDOWN && m.message != wm::SYSKEYDOWN {
+        return Ret::Value(0);
+    }
+    let Some(UserObject::Accel(list)) = desk(env).objects.get(&haccel).cloned() else {
+        return Ret::Value(0);
+    };
+    let k = &desk(env).keys;
+    let down = |vk: usize| k[vk] & 0x80 != 0;
+    let (ctrl, shift, alt) = (down(0x11), down(0x10), down(0x12));
+    for a in list {
+        if a.flags & 1 == 0 || a.key as u32 != m.wparam {
+            continue;
+        }
+        if (a.flags & 8 != 0) != ctrl || (a.flags & 4 != 0) != shift || (a.flags & 0x10 != 0) != alt
+        {
+            continue;
+        }
+        let cmd = a.cmd as u32 | 1 << 16;
+        return send(env, hwnd, wm::COMMAND, cmd, 0, |_, _| Ret::Value(1));
+    }
+    Ret::Value(0)
+}
+
+fn translate_message(env: &mut Env, msg: u32) -> bool {
+    let Some(m) = read_msg(env, msg) else {
+        return false;
+    };
+    if m.message != wm::KEYDOWN && m.message != wm::SYSKEYDOWN {
+        return false;
+    }
+    let d = desk(env);
+    let shift = d.keys[0x10] & 0x80 != 0;
+    let ctrl = d.keys[0x11] & 0x80 != 0;
+    if let Some(c) = input::char_of(m.wparam as u8, shift, ctrl) {
+        let message = if m.message == wm::SYSKEYDOWN {
+            wm::SYSCHAR
+        } else {
+            wm::CHAR
+        };
+        d.queue.push_front(Msg {
+            message,
+            wparam: c as u32,
+            ..m
+        });
+    }
+    true
+}
+
+fn dispatch(env: &mut Env, msg: u32) -> Ret {
+    let Some(m) = read_msg(env, msg) else {
+        return Ret::Value(0);
+    };
+    if m.message == wm::TIMER && m.lparam != 0 {
+        return Ret::call(
+            m.lparam,
+            vec![m.hwnd, m.message, m.wparam, m.time],
+            |_, r| Ret::Value(r),
+        );
+    }
+    send(env, m.hwnd, m.message, m.wparam, m.lparam, |_, r| {
+        Ret::Value(r)
+    })
+}
+
+fn set_timer(env: &mut Env, hwnd: u32, id: u32, ms: u32, proc_: u32) -> u32 {
+    let clock = env.clock;
+    let d = desk(env);
+    if hwnd != 0 && d.win(hwnd).is_none() {
+        return 0;
+    }
+    let id = if hwnd == 0 {
+        0x7FF0 + d.timers.len() as u32
+    } else {
+        id
+    };
+    let period = ms.clamp(10, 0x7FFF_FFFF) as u64 * (crate::dll::DISPATCHES_PER_SECOND / 1000);
+    d.timers.retain(|t| !(t.hwnd == hwnd && t.id == id));
+    d.timers.push(Timer {
+        hwnd,
+        id,
+        period,
+        due: clock + period,
+        proc_,
+    });
+    if hwnd == 0 {
+        id
+    } else {
+        id.max(1)
+    }
+}
+
+/// DrawText: lines split at newlines (or one line), aligned in `r`.
+fn draw_text(env: &mut Env, hdc: u32, s: &[u16], r: u32, fmt: u32) -> i32 {
+    let Some(mut rect) = read_rect(&env.mem, r) else {
+        return 0;
+    };
+    let face = env.desktop.gdi.face(hdc);
+    let prefix = fmt & 0x800 == 0;
+    let strip = |l: &[u16]| -> Vec<u16> {
+        if !prefix {
+            return l.to_vec();
+        }
+        let mut v = Vec::new();
+        let mut i = 0;
+        while i < l.len() {
+            if l[i] == b'&' as u16 && i + 1 < l.len() {
+                i += 1;
+            }
+            v.push(l[i]);
+            i += 1;
+        }
+        v
+    };
+    let mut lines: Vec<Vec<u16>> = if fmt & 0x20 != 0 {
+        vec![strip(
+            &s.iter()
+                .copied()
+                .filter(|&c| c != 10 && c != 13)
+                .collect::<Vec<_>>(),
+        )]
+    } else {
+        s.split(|&c| c == 10)
+            .map(|l| strip(&l.iter().copied().filter(|&c| c != 13).collect::<Vec<_>>()))
+            .collect()
+    };
+    if fmt & 0x10 != 0 {
+        // DT_WORDBREAK: wrap at spaces to the rectangle's width.
+        let maxc = (rect.width() / face.char_width()).max(1) as usize;
+        let mut out = Vec::new();
+        for l in lines {
+            let mut cur: Vec<u16> = Vec::new();
+            for word in l.split(|&c| c == 32) {
+                if !cur.is_empty() && cur.len() + 1 + word.len() > maxc {
+                    out.push(std::mem::take(&mut cur));
+                }
+                if !cur.is_empty() {
+                    cur.push(32);
+                }
+                cur.extend_from_slice(word);
+            }
+            out.push(cur);
+        }
+        lines = out;
+    }
+    let lh = face.height();
+    let total = lh * lines.len() as i32;
+    if fmt & 0x400 != 0 {
+        let w = lines.iter().map(|l| face.width(l.len())).max().unwrap_or(0);
+        rect.right = rect.left + w;
+        rect.bottom = rect.top + total;
+        write_rect(&mut env.mem, r, rect);
+        return total;
+    }
+    let mut y = if fmt & 0x24 == 0x24 {
+        rect.top + (rect.height() - lh) / 2
+    } else if fmt & 0x28 == 0x28 {
+        rect.bottom - lh
+    } else {
+        rect.top
+    };
+    let (g, m) = (&mut env.desktop.gdi, &mut env.mem);
+    g.draw(m, hdc, |t| {
+        if fmt & 0x100 == 0 {
+            // Clip to the rectangle unless DT_NOCLIP.
+            let tr = t.dc.rect_to_target(rect);
+            t.clip = t.clip.intersect_rect(tr);
+        }
+        for l in &lines {
+            let w = face.width(l.len());
+            let x = match fmt & 3 {
+                1 => rect.left + (rect.width() - w) / 2,
+                2 => rect.right - w,
+                _ => rect.left,
+            };
+            t.text(x, y, l, face);
+            y += lh;
+        }
+    });
+    total
+}
+
+fn menu_entry_mut<'a>(
+    d: &'a mut Desktop,
+    hmenu: u32,
+    item: u32,
+    by_pos: bool,
+) -> Option<&'a mut crate::desktop::MenuEntry> {
+    // Search this menu, then its popups (by command id).
+    let loc = {
+        fn find(d: &Desktop, h: u32, item: u32, by_pos: bool, depth: u32) -> Option<(u32, usize)> {
+            let m = d.menus.get(&h)?;
+            if by_pos {
+                return (item < m.items.len() as u32).then_some((h, item as usize));
+            }
+            if let Some(i) = m.items.iter().position(|e| e.sub == 0 && e.id == item) {
+                return Some((h, i));
+            }
+            if depth > 8 {
+                return None;
+            }
+            m.items
+                .iter()
+                .filter(|e| e.sub != 0)
+                .find_map(|e| find(d, e.sub, item, false, depth + 1))
+        }
+        find(d, hmenu, item, by_pos, 0)
+    }?;
+    d.menus.get_mut(&loc.0)?.items.get_mut(loc.1)
+}
+
+fn window_long(env: &mut Env, h: u32, i: i32) -> u32 {
+    let d = desk(env);
+    let Some(w) = d.win(h) else {
+        env.last_error = 1400;
+        return 0;
+    };
+    match i {
+        -4 => w.wndproc,
+        -6 => w.instance,
+        -8 => {
+            if w.is_child() {
+                w.parent
+            } else {
+                w.owner
+            }
+        }
+        -12 => w.id,
+        -16 => w.style,
+        -20 => w.ex_style,
+        -21 => w.user_data,
+        k if k >= 0 && (k as usize + 4) <= w.extra.len() => {
+            let o = k as usize;
+            u32::from_le_bytes([w.extra[o], w.extra[o + 1], w.extra[o + 2], w.extra[o + 3]])
+        }
+        _ => {
+            env.last_error = 1413;
+            0
+        }
+    }
+}
+
+fn set_window_long(env: &mut Env, h: u32, i: i32, v: u32) -> u32 {
+    let old = window_long(env, h, i);
+    let d = desk(env);
+    let Some(w) = d.win_mut(h) else { return 0 };
+    match i {
+        -4 => w.wndproc = v,
+        -6 => w.instance = v,
+        -12 => w.id = v,
+        -16 => w.style = (w.style & ws::VISIBLE) | (v & !ws::VISIBLE),
+        -20 => w.ex_style = v,
+        -21 => w.user_data = v,
+        k if k >= 0 && (k as usize + 4) <= w.extra.len() => {
+            w.extra[k as usize..k as usize + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        _ => return 0,
+    }
+    old
+}
+
+fn set_window_pos(env: &mut Env, h: u32, x: i32, y: i32, cx: i32, cy: i32, flags: u32) -> Ret {
+    let Some(w) = desk(env).win(h).cloned() else {
+        return Ret::Value(0);
+    };
+    let (ox, oy) = parent_origin(env, h);
+    let mut r = w.rect;
+    if flags & 2 == 0 {
+        // !SWP_NOMOVE
+        r = Rect::new(ox + x, oy + y, ox + x + r.width(), oy + y + r.height());
+    }
+    if flags & 1 == 0 {
+        // !SWP_NOSIZE
+        r.right = r.left + cx.max(0);
+        r.bottom = r.top + cy.max(0);
+    }
+    let moved = (r.left, r.top) != (w.rect.left, w.rect.top);
+    let sized = (r.width(), r.height()) != (w.rect.width(), w.rect.height());
+    set_rect(env, h, r);
+    let show = flags & 0x40 != 0;
+    let hide = flags & 0x80 != 0;
+    let mut msgs = size_move_msgs(env, h);
+    if !sized {
+        msgs.retain(|m| m.1 != wm::SIZE);
+    }
+    if !moved {
+        msgs.retain(|m| m.1 != wm::MOVE);
+    }
+    send_all(
+        env,
+        msgs.into(),
+        Box::new(move |env| {
+            if show {
+                show_window(env, h, 5, Box::new(|_| Ret::Value(1)))
+            } else if hide {
+                show_window(env, h, 0, Box::new(|_| Ret::Value(1)))
+            } else {
+                Ret::Value(1)
+            }
+        }),
+    )
+}
+
+fn update_window(env: &mut Env, h: u32) -> Ret {
+    // WM_PAINT to the window and then its children, each while its update region is not empty.
+    let mut list = vec![h];
+    let mut i = 0;
+    while i < list.len() {
+        let kids = desk(env)
+            .win(list[i])
+            .map(|w| w.children.clone())
+            .unwrap_or_default();
+        list.extend(kids);
+        i += 1;
+    }
+    fn step(env: &mut Env, mut list: std::collections::VecDeque<u32>) -> Ret {
+        while let Some(h) = list.pop_front() {
+            if desk(env)
+                .win(h)
+                .is_some_and(|w| w.visible() && !w.update.is_empty())
+            {
+                return send(env, h, wm::PAINT, 0, 0, move |env, _| step(env, list));
+            }
+        }
+        Ret::Value(1)
+    }
+    step(env, list.into())
+}
+
+fn monitor_info(env: &mut Env, out: u32) -> bool {
+    let r = desk(env).screen_rect();
+    write_rect(&mut env.mem, out + 4, r)
+        && write_rect(&mut env.mem, out + 20, r)
+        && env.mem.poke_u32(out + 36, 1).is_some()
+}
+
+fn rect_op(env: &mut Env, dst: u32, a: u32, b: u32, f: impl FnOnce(Rect, Rect) -> Rect) -> bool {
+    let (Some(ra), Some(rb)) = (read_rect(&env.mem, a), read_rect(&env.mem, b)) else {
+        return false;
+    };
+    let r = f(ra, rb);
+    let r = if r.is_empty() { Rect::default() } else { r };
+    write_rect(&mut env.mem, dst, r);
+    !r.is_empty()
+}
+
+fn message_box(env: &mut Env, _hwnd: u32, text: u32, caption: u32, kind: u32, wide: bool) -> u32 {
+    let t = String::from_utf16_lossy(&read_str(&env.mem, text, -1, wide).unwrap_or_default());
+    let c = String::from_utf16_lossy(&read_str(&env.mem, caption, -1, wide).unwrap_or_default());
+    desk(env).message_boxes.push((c, t));
+    // No modal loop yet: the box is answered at once with its default button.
+    match kind & 0xF {
+        1 | 4 => 1, // OK of OK/Cancel; IDYES is 6 for YES/NO below
+        3 | 5 => {
+            if kind & 0xF == 3 {
+                6
+            } else {
+                4
+            }
+        }
+        _ => 1,
+    }
+}
+
+fn wsprintf(env: &mut Env, out: u32, fmt: u32, va: u32, wide: bool) -> i32 {
+    let Some(f) = read_str(&env.mem, fmt, -1, wide) else {
+        return 0;
+    };
+    let fb: Vec<u8> = f
+        .iter()
+        .map(|&u| if u < 256 { u as u8 } else { b'?' })
+        .collect();
+    let s = super::printf::format_bytes(&env.mem, &fb, va, wide);
+    let u: Vec<u16> = s.iter().map(|&b| b as u16).collect();
+    gs::write_str(&mut env.mem, out, 1025, &u, wide) as i32
+}
+
+crate::dll! { "user32.dll";
+    stdcall fn RegisterClassW(env, wc: u32) -> u32 { register_class(env, wc, false, true) }
+    stdcall fn RegisterClassA(env, wc: u32) -> u32 { register_class(env, wc, false, false) }
+    stdcall fn RegisterClassExW(env, wc: u32) -> u32 { register_class(env, wc, true, true) }
+    stdcall fn RegisterClassExA(env, wc: u32) -> u32 { register_class(env, wc, true, false) }
+    stdcall fn UnregisterClassW(env, name: u32, inst: u32) -> bool { true }
+    stdcall fn CreateWindowExW(env, ex: u32, class: u32, title: u32, style: u32, x: i32, y: i32, w: i32, h: i32, parent: u32, menu: u32, inst: u32, param: u32) -> Ret {
+        create_window(env, ex, class, title, style, x, y, w, h, parent, menu, inst, param, true)
+    }
+    stdcall fn CreateWindowExA(env, ex: u32, class: u32, title: u32, style: u32, x: i32, y: i32, w: i32, h: i32, parent: u32, menu: u32, inst: u32, param: u32) -> Ret {
+        create_window(env, ex, class, title, style, x, y, w, h, parent, menu, inst, param, false)
+    }
+    stdcall fn DestroyWindow(env, h: u32) -> Ret { destroy_window(env, h) }
+    stdcall fn DefWindowProcW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { def_window_proc(env, h, msg, wp, lp, true) }
+    stdcall fn DefWindowProcA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { def_window_proc(env, h, msg, wp, lp, false) }
+    stdcall fn CallWindowProcW(env, p: u32, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { Ret::call(p, vec![h, msg, wp, lp], |_, r| Ret::Value(r)) }
+    stdcall fn CallWindowProcA(env, p: u32, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { Ret::call(p, vec![h, msg, wp, lp], |_, r| Ret::Value(r)) }
+    stdcall fn ShowWindow(env, h: u32, cmd: u32) -> Ret {
+        let was = desk(env).win(h).is_some_and(|w| w.visible());
+        show_window(env, h, cmd, Box::new(move |_| Ret::Value(was as u32)))
+    }
+    stdcall fn UpdateWindow(env, h: u32) -> Ret { update_window(env, h) }
+    stdcall fn GetMessageW(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { get_message(env, msg, h, min, max) }
+    stdcall fn GetMessageA(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { get_message(env, msg, h, min, max) }
+    stdcall fn PeekMessageW(env, msg: u32, h: u32, min: u32, max: u32, flags: u32) -> bool { peek_message(env, msg, h, min, max, flags) }
+    stdcall fn PeekMessageA(env, msg: u32, h: u32, min: u32, max: u32, flags: u32) -> bool { peek_message(env, msg, h, min, max, flags) }
+    stdcall fn WaitMessage(env) -> Ret {
+        let clock = env.clock;
+        desk(env).deliver_input(clock);
+        let d = desk(env);
+        if !d.queue.is_empty() || d.quit.is_some() || d.paint_due().is_some() || d.timers.iter().any(|t| t.due <= clock) {
+            Ret::Value(1)
+        } else {
+            Ret::Block { deadline: d.next_event() }
+        }
+    }
+    stdcall fn TranslateMessage(env, msg: u32) -> bool { translate_message(env, msg) }
+    stdcall fn DispatchMessageW(env, msg: u32) -> Ret { dispatch(env, msg) }
+    stdcall fn DispatchMessageA(env, msg: u32) -> Ret { dispatch(env, msg) }
+    stdcall fn PostMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, h, msg, wp, lp) }
+    stdcall fn PostMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, h, msg, wp, lp) }
+    stdcall fn PostThreadMessageW(env, tid: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, 0, msg, wp, lp) }
+    stdcall fn PostQuitMessage(env, code: u32) { desk(env).quit = Some(code); }
+    stdcall fn SendMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, r| Ret::Value(r)) }
+    stdcall fn SendMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, r| Ret::Value(r)) }
+    stdcall fn GetMessageTime(env) -> u32 { Desktop::ms(env.clock) }
+    stdcall fn GetMessagePos(env) -> u32 { let c = desk(env).cursor; (c.0 as u16 as u32) | (c.1 as u16 as u32) << 16 }
+    stdcall fn RegisterWindowMessageW(env, name: u32) -> u32 {
+        let n = read_str(&env.mem, name, -1, true).unwrap_or_default();
+        let d = desk(env);
+        let i = match d.registered.iter().position(|x| *x == n) { Some(i) => i, None => { d.registered.push(n); d.registered.len() - 1 } };
+        0xC100 + i as u32
+    }
+    stdcall fn BeginPaint(env, h: u32, ps: u32) -> Ret { begin_paint(env, h, ps) }
+    stdcall fn EndPaint(env, h: u32, ps: u32) -> bool {
+        let hdc = env.mem.peek_u32(ps).unwrap_or(0);
+        env.desktop.gdi.delete_dc(hdc);
+        true
+    }
+    stdcall fn GetDC(env, h: u32) -> u32 { window_dc(env, h, false, None) }
+    stdcall fn GetDCEx(env, h: u32, rgn: u32, flags: u32) -> u32 { window_dc(env, h, flags & 1 != 0, None) }
+    stdcall fn GetWindowDC(env, h: u32) -> u32 { window_dc(env, h, true, None) }
+    stdcall fn ReleaseDC(env, h: u32, hdc: u32) -> bool { env.desktop.gdi.delete_dc(hdc) }
+    stdcall fn InvalidateRect(env, h: u32, r: u32, erase: bool) -> bool {
+        let rect = if r == 0 { None } else { read_rect(&env.mem, r) };
+        if h == 0 {
+            let all: Vec<u32> = desk(env).windows.keys().copied().collect();
+            for w in all { desk(env).invalidate(w, None, erase); }
+        } else {
+            desk(env).invalidate(h, rect, erase);
+        }
+        true
+    }
+    stdcall fn InvalidateRgn(env, h: u32, rgn: u32, erase: bool) -> bool {
+        let r = match env.desktop.gdi.get(rgn) { Some(crate::gdi::Object::Region(r)) => Some(r.clone()), _ => None };
+        match r {
+            Some(r) => for x in r.rects { desk(env).invalidate(h, Some(x), erase); },
+            None => desk(env).invalidate(h, None, erase),
+        }
+        true
+    }
+    stdcall fn ValidateRect(env, h: u32, r: u32) -> bool {
+        let rect = if r == 0 { None } else { read_rect(&env.mem, r) };
+        if let Some(w) = desk(env).win_mut(h) {
+            match rect { None => w.update = Region::empty(), Some(r) => w.update = w.update.combine(&Region::rect(r), Op::Diff) }
+        }
+        true
+    }
+    stdcall fn GetUpdateRect(env, h: u32, r: u32, erase: bool) -> bool {
+        let b = desk(env).win(h).map(|w| w.update.bounds()).unwrap_or_default();
+        if r != 0 { write_rect(&mut env.mem, r, b); }
+        !b.is_empty()
+    }
+    stdcall fn RedrawWindow(env, h: u32, r: u32, rgn: u32, flags: u32) -> Ret {
+        let h = if h == 0 { desk(env).top.first().copied().unwrap_or(0) } else { h };
+        if flags & 0x400 != 0 { desk(env).draw_frame(h); }
+        if flags & 1 != 0 {
+            let rect = if r == 0 { None } else { read_rect(&env.mem, r) };
+            desk(env).invalidate(h, rect, flags & 4 != 0);
+        }
+        if flags & 0x100 != 0 { update_window(env, h) } else { Ret::Value(1) }
+    }
+    stdcall fn SetTimer(env, h: u32, id: u32, ms: u32, proc_: u32) -> u32 { set_timer(env, h, id, ms, proc_) }
+    stdcall fn KillTimer(env, h: u32, id: u32) -> bool {
+        let d = desk(env);
+        let n = d.timers.len();
+        d.timers.retain(|t| !(t.hwnd == h && t.id == id));
+        n != d.timers.len()
+    }
+    stdcall fn GetClientRect(env, h: u32, r: u32) -> bool {
+        let Some(c) = desk(env).client_rect(h) else { env.last_error = 1400; return false };
+        write_rect(&mut env.mem, r, Rect::new(0, 0, c.width(), c.height()))
+    }
+    stdcall fn GetWindowRect(env, h: u32, r: u32) -> bool {
+        let rect = if h == DESKTOP_HWND { Some(desk(env).screen_rect()) } else { desk(env).win(h).map(|w| w.rect) };
+        match rect { Some(x) => write_rect(&mut env.mem, r, x), None => { env.last_error = 1400; false } }
+    }
+    stdcall fn ClientToScreen(env, h: u32, p: u32) -> bool {
+        let Some(c) = desk(env).client_rect(h) else { return false };
+        let Some((x, y)) = gs::read_point(&env.mem, p) else { return false };
+        write_pair(&mut env.mem, p, (x + c.left, y + c.top))
+    }
+    stdcall fn ScreenToClient(env, h: u32, p: u32) -> bool {
+        let Some(c) = desk(env).client_rect(h) else { return false };
+        let Some((x, y)) = gs::read_point(&env.mem, p) else { return false };
+        write_pair(&mut env.mem, p, (x - c.left, y - c.top))
+    }
+    stdcall fn MapWindowPoints(env, from: u32, to: u32, pts: u32, n: u32) -> i32 {
+        let o = |env: &mut Env, h: u32| if h == 0 || h == DESKTOP_HWND { (0, 0) } else { desk(env).client_rect(h).map_or((0, 0), |c| (c.left, c.top)) };
+        let (fx, fy) = o(env, from);
+        let (tx, ty) = o(env, to);
+        let (dx, dy) = (fx - tx, fy - ty);
+        for i in 0..n.min(4096) {
+            if let Some((x, y)) = gs::read_point(&env.mem, pts + 8 * i) { write_pair(&mut env.mem, pts + 8 * i, (x + dx, y + dy)); }
+        }
+        (dx as u16 as u32 | (dy as u16 as u32) << 16) as i32
+    }
+    stdcall fn MoveWindow(env, h: u32, x: i32, y: i32, w: i32, hh: i32, repaint: bool) -> Ret { set_window_pos(env, h, x, y, w, hh, 0) }
+    stdcall fn SetWindowPos(env, h: u32, after: u32, x: i32, y: i32, cx: i32, cy: i32, flags: u32) -> Ret { set_window_pos(env, h, x, y, cx, cy, flags) }
+    stdcall fn AdjustWindowRect(env, r: u32, style: u32, menu: bool) -> bool {
+        let Some(x) = read_rect(&env.mem, r) else { return false };
+        write_rect(&mut env.mem, r, metrics::adjust(x, style, 0, menu))
+    }
+    stdcall fn AdjustWindowRectEx(env, r: u32, style: u32, menu: bool, ex: u32) -> bool {
+        let Some(x) = read_rect(&env.mem, r) else { return false };
+        write_rect(&mut env.mem, r, metrics::adjust(x, style, ex, menu))
+    }
+    stdcall fn GetSystemMetrics(env, i: i32) -> i32 {
+        let s = &env.desktop.gdi.screen;
+        metrics::system_metric(i, s.width, s.height)
+    }
+    stdcall fn GetSysColor(env, i: u32) -> u32 { metrics::sys_color(i) }
+    stdcall fn GetSysColorBrush(env, i: u32) -> u32 { if i < 31 { sys_brush(env, i + 1) } else { 0 } }
+    stdcall fn FillRect(env, hdc: u32, r: u32, brush: u32) -> bool {
+        let Some(rect) = read_rect(&env.mem, r) else { return false };
+        fill_rect(env, hdc, rect, brush)
+    }
+    stdcall fn FrameRect(env, hdc: u32, r: u32, brush: u32) -> bool {
+        let Some(rc) = read_rect(&env.mem, r) else { return false };
+        let b = sys_brush(env, brush);
+        let (g, m) = (&mut env.desktop.gdi, &mut env.mem);
+        g.draw_with_brush(m, hdc, b, |t, p| {
+            for e in [Rect::new(rc.left, rc.top, rc.right, rc.top + 1), Rect::new(rc.left, rc.bottom - 1, rc.right, rc.bottom),
+                      Rect::new(rc.left, rc.top, rc.left + 1, rc.bottom), Rect::new(rc.right - 1, rc.top, rc.right, rc.bottom)] {
+                t.fill(e, p);
+            }
+        }).is_some()
+    }
+    stdcall fn InvertRect(env, hdc: u32, r: u32) -> bool {
+        let Some(rc) = read_rect(&env.mem, r) else { return false };
+        let (g, m) = (&mut env.desktop.gdi, &mut env.mem);
+        g.draw(m, hdc, |t| { t.dc.rop2 = 6; t.fill(rc, &Paint::Solid(0)); }).is_some()
+    }
+    stdcall fn DrawFocusRect(env, hdc: u32, r: u32) -> bool {
+        let Some(rc) = read_rect(&env.mem, r) else { return false };
+        let (g, m) = (&mut env.desktop.gdi, &mut env.mem);
+        g.draw(m, hdc, |t| {
+            t.dc.rop2 = 7; // R2_XORPEN with white: a dotted inverting frame
+            let p = Paint::Pattern { w: 2, h: 2, px: vec![Some(0xFFFFFF), None, None, Some(0xFFFFFF)], org: (0, 0) };
+            for e in [Rect::new(rc.left, rc.top, rc.right, rc.top + 1), Rect::new(rc.left, rc.bottom - 1, rc.right, rc.bottom),
+                      Rect::new(rc.left, rc.top + 1, rc.left + 1, rc.bottom - 1), Rect::new(rc.right - 1, rc.top + 1, rc.right, rc.bottom - 1)] {
+                t.fill(e, &p);
+            }
+        }).is_some()
+    }
+    stdcall fn DrawEdge(env, hdc: u32, r: u32, edge: u32, flags: u32) -> bool {
+        let Some(rc) = read_rect(&env.mem, r) else { return false };
+        let (g, m) = (&mut env.desktop.gdi, &mut env.mem);
+        g.draw(m, hdc, |t| {
+            let tr = t.dc.rect_to_target(rc);
+            let mut c = t.canvas();
+            if edge & 0x5 != 0 { crate::desktop::nc::raised(&mut c, tr) } else { crate::desktop::nc::sunken(&mut c, tr) }
+        }).is_some()
+    }
+    stdcall fn DrawTextW(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32) -> i32 {
+        let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, true).unwrap_or_default();
+        draw_text(env, hdc, &t, r, fmt)
+    }
+    stdcall fn DrawTextA(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32) -> i32 {
+        let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, false).unwrap_or_default();
+        draw_text(env, hdc, &t, r, fmt)
+    }
+    stdcall fn SetCapture(env, h: u32) -> u32 { std::mem::replace(&mut desk(env).capture, h) }
+    stdcall fn ReleaseCapture(env) -> bool { desk(env).capture = 0; true }
+    stdcall fn GetCapture(env) -> u32 { desk(env).capture }
+    stdcall fn SetFocus(env, h: u32) -> Ret { set_focus(env, h, |_, old| Ret::Value(old)) }
+    stdcall fn GetFocus(env) -> u32 { desk(env).focus }
+    stdcall fn GetActiveWindow(env) -> u32 { desk(env).active }
+    stdcall fn GetForegroundWindow(env) -> u32 { desk(env).active }
+    stdcall fn SetActiveWindow(env, h: u32) -> Ret { let old = desk(env).active; activate(env, h, Box::new(move |_| Ret::Value(old))) }
+    stdcall fn SetForegroundWindow(env, h: u32) -> Ret { activate(env, h, Box::new(|_| Ret::Value(1))) }
+    stdcall fn BringWindowToTop(env, h: u32) -> Ret { activate(env, h, Box::new(|_| Ret::Value(1))) }
+    stdcall fn GetDesktopWindow(env) -> u32 { DESKTOP_HWND }
+    stdcall fn IsWindow(env, h: u32) -> bool { desk(env).win(h).is_some() || h == DESKTOP_HWND }
+    stdcall fn IsWindowVisible(env, h: u32) -> bool { desk(env).really_visible(h) }
+    stdcall fn IsWindowEnabled(env, h: u32) -> bool { desk(env).win(h).is_some_and(|w| w.style & ws::DISABLED == 0) }
+    stdcall fn EnableWindow(env, h: u32, on: bool) -> bool {
+        let Some(w) = desk(env).win_mut(h) else { return false };
+        let was = w.style & ws::DISABLED != 0;
+        if on { w.style &= !ws::DISABLED } else { w.style |= ws::DISABLED }
+        was
+    }
+    stdcall fn IsIconic(env, h: u32) -> bool { false }
+    stdcall fn IsZoomed(env, h: u32) -> bool { false }
+    stdcall fn IsChild(env, parent: u32, h: u32) -> bool {
+        let d = desk(env);
+        let mut cur = h;
+        for _ in 0..64 {
+            match d.win(cur) { Some(w) if w.is_child() => { if w.parent == parent { return true; } cur = w.parent; } _ => return false }
+        }
+        false
+    }
+    stdcall fn GetParent(env, h: u32) -> u32 { desk(env).win(h).map_or(0, |w| if w.is_child() { w.parent } else { w.owner }) }
+    stdcall fn GetWindowLongW(env, h: u32, i: i32) -> u32 { window_long(env, h, i) }
+    stdcall fn GetWindowLongA(env, h: u32, i: i32) -> u32 { window_long(env, h, i) }
+    stdcall fn SetWindowLongW(env, h: u32, i: i32, v: u32) -> u32 { set_window_long(env, h, i, v) }
+    stdcall fn SetWindowLongA(env, h: u32, i: i32, v: u32) -> u32 { set_window_long(env, h, i, v) }
+    stdcall fn GetClassLongW(env, h: u32, i: i32) -> u32 {
+        let d = desk(env);
+        let Some(c) = d.win(h).and_then(|w| d.classes.get(w.class)) else { return 0 };
+        match i { -10 => c.background, -12 => c.cursor, -14 => c.icon, -24 => c.wndproc, -26 => c.style, -32 => c.atom as u32, _ => 0 }
+    }
+    stdcall fn GetWindowTextW(env, h: u32, buf: u32, n: i32) -> u32 {
+        let t = desk(env).win(h).map(|w| w.title.clone()).unwrap_or_default();
+        gs::write_str(&mut env.mem, buf, n.max(0) as u32, &t, true)
+    }
+    stdcall fn GetWindowTextA(env, h: u32, buf: u32, n: i32) -> u32 {
+        let t = desk(env).win(h).map(|w| w.title.clone()).unwrap_or_default();
+        gs::write_str(&mut env.mem, buf, n.max(0) as u32, &t, false)
+    }
+    stdcall fn GetWindowTextLengthW(env, h: u32) -> u32 { desk(env).win(h).map_or(0, |w| w.title.len() as u32) }
+    stdcall fn SetWindowTextW(env, h: u32, s: u32) -> Ret { send(env, h, wm::SETTEXT, 0, s, |_, r| Ret::Value(r)) }
+    stdcall fn SetWindowTextA(env, h: u32, s: u32) -> Ret { send(env, h, wm::SETTEXT, 0, s, |_, r| Ret::Value(r)) }
+    stdcall fn GetKeyState(env, vk: u32) -> u32 {
+        let b = desk(env).keys[(vk & 0xFF) as usize];
+        (if b & 0x80 != 0 { 0xFF80u32 } else { 0 }) | (b & 1) as u32
+    }
+    stdcall fn GetAsyncKeyState(env, vk: u32) -> u32 { if desk(env).keys[(vk & 0xFF) as usize] & 0x80 != 0 { 0x8000 } else { 0 } }
+    stdcall fn GetKeyboardState(env, out: u32) -> bool { let k = desk(env).keys; env.mem.poke(out, &k).is_some() }
+    stdcall fn GetCursorPos(env, p: u32) -> bool { let c = desk(env).cursor; write_pair(&mut env.mem, p, c) }
+    stdcall fn SetCursorPos(env, x: i32, y: i32) -> bool { desk(env).cursor = (x, y); true }
+    stdcall fn SetCursor(env, c: u32) -> u32 { 0 }
+    stdcall fn ShowCursor(env, show: bool) -> i32 { if show { 0 } else { -1 } }
+    stdcall fn LoadCursorW(env, inst: u32, name: u32) -> u32 { desk(env).add_object(UserObject::Cursor) }
+    stdcall fn LoadCursorA(env, inst: u32, name: u32) -> u32 { desk(env).add_object(UserObject::Cursor) }
+    stdcall fn LoadIconW(env, inst: u32, name: u32) -> u32 { desk(env).add_object(UserObject::Icon { width: 32, height: 32 }) }
+    stdcall fn LoadIconA(env, inst: u32, name: u32) -> u32 { desk(env).add_object(UserObject::Icon { width: 32, height: 32 }) }
+    stdcall fn LoadImageW(env, inst: u32, name: u32, kind: u32, cx: i32, cy: i32, flags: u32) -> u32 {
+        match kind {
+            0 => { let n = res_name(env, name, true); load_bitmap(env, inst, &n) }
+            1 => desk(env).add_object(UserObject::Icon { width: if cx == 0 { 32 } else { cx }, height: if cy == 0 { 32 } else { cy } }),
+            2 => desk(env).add_object(UserObject::Cursor),
+            _ => 0,
+        }
+    }
+    stdcall fn LoadBitmapW(env, inst: u32, name: u32) -> u32 { let n = res_name(env, name, true); load_bitmap(env, inst, &n) }
+    stdcall fn LoadBitmapA(env, inst: u32, name: u32) -> u32 { let n = res_name(env, name, false); load_bitmap(env, inst, &n) }
+    stdcall fn LoadStringW(env, inst: u32, id: u32, buf: u32, n: i32) -> u32 { load_string(env, inst, id, buf, n, true) }
+    stdcall fn LoadStringA(env, inst: u32, id: u32, buf: u32, n: i32) -> u32 { load_string(env, inst, id, buf, n, false) }
+    stdcall fn DestroyIcon(env, h: u32) -> bool { desk(env).objects.remove(&h).is_some() }
+    stdcall fn DestroyCursor(env, h: u32) -> bool { desk(env).objects.remove(&h).is_some() }
+    stdcall fn DrawIcon(env, hdc: u32, x: i32, y: i32, icon: u32) -> bool { desk(env).objects.contains_key(&icon) }
+    stdcall fn LoadAcceleratorsW(env, inst: u32, name: u32) -> u32 {
+        let n = res_name(env, name, true);
+        let Some(data) = desk_res(env, inst, res::RT_ACCELERATOR, &n) else { return 0 };
+        match res::accelerators(&data) { Ok(a) => desk(env).add_object(UserObject::Accel(a)), Err(_) => 0 }
+    }
+    stdcall fn LoadAcceleratorsA(env, inst: u32, name: u32) -> u32 {
+        let n = res_name(env, name, false);
+        let Some(data) = desk_res(env, inst, res::RT_ACCELERATOR, &n) else { return 0 };
+        match res::accelerators(&data) { Ok(a) => desk(env).add_object(UserObject::Accel(a)), Err(_) => 0 }
+    }
+    stdcall fn TranslateAcceleratorW(env, h: u32, acc: u32, msg: u32) -> Ret { translate_accel(env, h, acc, msg) }
+    stdcall fn TranslateAcceleratorA(env, h: u32, acc: u32, msg: u32) -> Ret { translate_accel(env, h, acc, msg) }
+    stdcall fn LoadMenuW(env, inst: u32, name: u32) -> u32 { let n = res_name(env, name, true); load_menu(env, inst, &n) }
+    stdcall fn LoadMenuA(env, inst: u32, name: u32) -> u32 { let n = res_name(env, name, false); load_menu(env, inst, &n) }
+    stdcall fn GetMenu(env, h: u32) -> u32 { desk(env).win(h).map_or(0, |w| w.menu()) }
+    stdcall fn SetMenu(env, h: u32, m: u32) -> bool {
+        let Some(w) = desk(env).win_mut(h) else { return false };
+        if w.is_child() { return false; }
+        w.id = m;
+        desk(env).draw_frame(h);
+        true
+    }
+    stdcall fn DrawMenuBar(env, h: u32) -> bool { desk(env).draw_frame(h); true }
+    stdcall fn GetSubMenu(env, m: u32, pos: i32) -> u32 {
+        desk(env).menus.get(&m).and_then(|x| x.items.get(pos.max(0) as usize)).map_or(0, |e| e.sub)
+    }
+    stdcall fn GetMenuItemCount(env, m: u32) -> i32 { desk(env).menus.get(&m).map_or(-1, |x| x.items.len() as i32) }
+    stdcall fn CheckMenuItem(env, m: u32, item: u32, flags: u32) -> u32 {
+        let Some(e) = menu_entry_mut(desk(env), m, item, flags & 0x400 != 0) else { return u32::MAX };
+        let old = e.flags & 8;
+        e.flags = (e.flags & !8) | (flags & 8);
+        old
+    }
+    stdcall fn EnableMenuItem(env, m: u32, item: u32, flags: u32) -> u32 {
+        let Some(e) = menu_entry_mut(desk(env), m, item, flags & 0x400 != 0) else { return u32::MAX };
+        let old = e.flags & 3;
+        e.flags = (e.flags & !3) | (flags & 3);
+        old
+    }
+    stdcall fn GetMenuState(env, m: u32, item: u32, flags: u32) -> u32 {
+        menu_entry_mut(desk(env), m, item, flags & 0x400 != 0).map_or(u32::MAX, |e| e.flags)
+    }
+    stdcall fn CreateMenu(env) -> u32 { desk(env).add_menu(Default::default()) }
+    stdcall fn CreatePopupMenu(env) -> u32 { desk(env).add_menu(Default::default()) }
+    stdcall fn DestroyMenu(env, m: u32) -> bool { desk(env).menus.remove(&m).is_some() }
+    stdcall fn AppendMenuW(env, m: u32, flags: u32, id: u32, text: u32) -> bool {
+        let t = if flags & 0x800 == 0 && text != 0 { read_str(&env.mem, text, -1, true).unwrap_or_default() } else { vec![] };
+        let popup = flags & 0x10 != 0;
+        let Some(menu) = desk(env).menus.get_mut(&m) else { return false };
+        menu.items.push(crate::desktop::MenuEntry { flags, id: if popup { 0 } else { id }, text: t, sub: if popup { id } else { 0 } });
+        true
+    }
+    stdcall fn GetMonitorInfoW(env, mon: u32, out: u32) -> bool { monitor_info(env, out) }
+    stdcall fn GetMonitorInfoA(env, mon: u32, out: u32) -> bool { monitor_info(env, out) }
+    stdcall fn MonitorFromRect(env, r: u32, flags: u32) -> u32 { 0x0001_0001 }
+    stdcall fn MonitorFromWindow(env, h: u32, flags: u32) -> u32 { 0x0001_0001 }
+    stdcall fn MonitorFromPoint(env, x: i32, y: i32, flags: u32) -> u32 { 0x0001_0001 }
+    stdcall fn SystemParametersInfoW(env, action: u32, p: u32, out: u32, ini: u32) -> bool {
+        match action {
+            0x30 => { let r = desk(env).screen_rect(); write_rect(&mut env.mem, out, r) }
+            _ => false,
+        }
+    }
+    stdcall fn MessageBoxW(env, h: u32, text: u32, caption: u32, kind: u32) -> u32 { message_box(env, h, text, caption, kind, true) }
+    stdcall fn MessageBoxA(env, h: u32, text: u32, caption: u32, kind: u32) -> u32 { message_box(env, h, text, caption, kind, false) }
+    stdcall fn MessageBeep(env, kind: u32) -> bool { true }
+    stdcall fn GetDoubleClickTime(env) -> u32 { 500 }
+    cdecl fn wsprintfW(env, out: u32, fmt: u32) -> i32 { let va = env.arg_base + 8; wsprintf(env, out, fmt, va, true) }
+    cdecl fn wsprintfA(env, out: u32, fmt: u32) -> i32 { let va = env.arg_base + 8; wsprintf(env, out, fmt, va, false) }
+    stdcall fn wvsprintfW(env, out: u32, fmt: u32, va: u32) -> i32 { wsprintf(env, out, fmt, va, true) }
+    stdcall fn wvsprintfA(env, out: u32, fmt: u32, va: u32) -> i32 { wsprintf(env, out, fmt, va, false) }
+    stdcall fn SetRect(env, r: u32, l: i32, t: i32, rr: i32, b: i32) -> bool { write_rect(&mut env.mem, r, Rect::new(l, t, rr, b)) }
+    stdcall fn SetRectEmpty(env, r: u32) -> bool { write_rect(&mut env.mem, r, Rect::default()) }
+    stdcall fn CopyRect(env, d: u32, s: u32) -> bool { match read_rect(&env.mem, s) { Some(x) => write_rect(&mut env.mem, d, x), None => false } }
+    stdcall fn InflateRect(env, r: u32, dx: i32, dy: i32) -> bool {
+        let Some(x) = read_rect(&env.mem, r) else { return false };
+        write_rect(&mut env.mem, r, Rect::new(x.left - dx, x.top - dy, x.right + dx, x.bottom + dy))
+    }
+    stdcall fn OffsetRect(env, r: u32, dx: i32, dy: i32) -> bool {
+        let Some(x) = read_rect(&env.mem, r) else { return false };
+        write_rect(&mut env.mem, r, x.offset(dx, dy))
+    }
+    stdcall fn IntersectRect(env, d: u32, a: u32, b: u32) -> bool { rect_op(env, d, a, b, |a, b| a.intersect(&b)) }
+    stdcall fn UnionRect(env, d: u32, a: u32, b: u32) -> bool { rect_op(env, d, a, b, |a, b| a.union(&b)) }
+    stdcall fn SubtractRect(env, d: u32, a: u32, b: u32) -> bool {
+        rect_op(env, d, a, b, |a, b| {
+            let r = Region::rect(a).combine(&Region::rect(b), Op::Diff);
+            if r.rects.len() == 1 { r.rects[0] } else { a }
+        })
+    }
+    stdcall fn EqualRect(env, a: u32, b: u32) -> bool { read_rect(&env.mem, a).is_some() && read_rect(&env.mem, a) == read_rect(&env.mem, b) }
+    stdcall fn IsRectEmpty(env, r: u32) -> bool { read_rect(&env.mem, r).is_none_or(|x| x.is_empty()) }
+    stdcall fn PtInRect(env, r: u32, x: i32, y: i32) -> bool { read_rect(&env.mem, r).is_some_and(|rc| rc.contains(x, y)) }
+}
+
+fn post(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> bool {
+    if h != 0 && desk(env).win(h).is_none() {
+        env.last_error = 1400;
+        return false;
+    }
+    let t = Desktop::ms(env.clock);
+    let d = desk(env);
+    let pt = d.cursor;
+    d.queue.push_back(Msg {
+        hwnd: h,
+        message: msg,
+        wparam: wp,
+        lparam: lp,
+        time: t,
+        pt,
+    });
+    true
+}
