@@ -1,0 +1,174 @@
+//! mainemu's L1: the threaded tier. Guest code runs from blocks decoded once
+//! (`cache`), every instruction through the CPU's own dispatch
+//! (`x86_cpu::user::run_op`, the same call L0's `user::step` makes after
+//! fetching and decoding), so registers, flags, faults, the single-step trap
+//! and the clock are L0's by construction.
+//!
+//! Owns the dispatch loop: find the block at EIP, run its ops one dispatch
+//! each with the budget checked before every one (a stop at `stop_at` lands
+//! there exactly, inside a block too), follow the block's exit, retire what a
+//! store overwrote before the next instruction runs, and fall back to
+//! `user::step` for code it does not cache (an unreadable fetch window, a
+//! non-flat code segment). EIP in the thunk area ends the run before any
+//! lookup (the engine services thunks; they are never compiled). It must not
+//! hold instruction semantics (x86-cpu does), service thunks or deliver
+//! exceptions (run.rs and seh do).
+
+pub mod cache;
+
+use crate::memory::Memory;
+use crate::run::Exit;
+use cache::{Cache, CacheCounters};
+use x86_cpu::decode::Mode;
+use x86_cpu::user::{self, UserOutcome};
+use x86_cpu::{seg, Cpu};
+
+/// L1's counters for the run summary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counters {
+    #[serde(flatten)]
+    pub cache: CacheCounters,
+    /// Dispatches (instructions, REP elements, faults) run from blocks.
+    pub block_dispatches: u64,
+    /// Instructions run through `user::step` (fetch and decode each time).
+    pub uncached_steps: u64,
+    /// Calls of [`L1::run`].
+    pub runs: u64,
+}
+
+/// The L1 engine of one process (threads share it: they share the code).
+#[derive(Default)]
+pub struct L1 {
+    cache: Cache,
+    counters: Counters,
+}
+
+/// The only mode L1 compiles for: flat 32-bit code on the Pentium model,
+/// CS base 0 (what `Cpu::new_flat32` sets up); anything else runs uncached.
+const MODE: Mode = Mode::FLAT32;
+
+impl L1 {
+    pub fn new() -> L1 {
+        L1::default()
+    }
+
+    /// The counters so far.
+    pub fn counters(&self) -> Counters {
+        Counters {
+            cache: self.cache.counters,
+            ..self.counters
+        }
+    }
+
+    /// Runs `cpu` until EIP enters the thunk area, the clock reaches
+    /// `stop_at`, or an exception or stop: the contract of `run::exec`, with
+    /// the same dispatches as L0.
+    pub fn run(
+        &mut self,
+        cpu: &mut Cpu,
+        mem: &mut Memory,
+        stop_at: u64,
+        is_thunk: &dyn Fn(u32) -> bool,
+    ) -> Exit {
+        self.counters.runs += 1;
+        // Host writes (API bodies, the loader) and protection changes since
+        // the last run.
+        if mem.has_code_writes() {
+            self.cache.retire_writes(mem);
+        }
+        // The block just left and which of its exits was taken.
+        let mut from: Option<(u32, usize)> = None;
+        loop {
+            let eip = cpu.eip;
+            if is_thunk(eip) {
+                return Exit::Thunk;
+            }
+            if cpu.clock >= stop_at {
+                return Exit::Slice;
+            }
+            let flat = Mode::of(cpu) == MODE && cpu.sbase[seg::CS] == 0;
+            let found = if flat {
+                match self.cache.find(from, eip) {
+                    Some(b) => Some(b),
+                    None => {
+                        let b = self.cache.compile(mem, eip, MODE, is_thunk);
+                        if let Some(b) = b {
+                            self.cache.link(from, b);
+                        }
+                        b
+                    }
+                }
+            } else {
+                None
+            };
+            let Some(b) = found else {
+                // Uncached: exactly L0's step.
+                self.counters.uncached_steps += 1;
+                from = None;
+                match user::step(cpu, mem) {
+                    UserOutcome::Ok => {}
+                    UserOutcome::Exception(ev) => return Exit::Exception(ev),
+                    UserOutcome::Stop(r) => return Exit::Stop(r),
+                }
+                if mem.has_code_writes() {
+                    self.cache.retire_writes(mem);
+                }
+                continue;
+            };
+            from = match self.run_block(cpu, mem, stop_at, b) {
+                Ok(f) => f,
+                Err(exit) => return exit,
+            };
+        }
+    }
+
+    /// Runs block `b` from its first op until it leaves the block, a store
+    /// retires it, the clock reaches `stop_at`, or an exception. `Ok` holds
+    /// the exit to link from (`None` after a retirement); `Err` an exit for
+    /// the run loop's caller.
+    #[inline]
+    fn run_block(
+        &mut self,
+        cpu: &mut Cpu,
+        mem: &mut Memory,
+        stop_at: u64,
+        b: u32,
+    ) -> Result<Option<(u32, usize)>, Exit> {
+        let n = self.cache.blocks[b as usize].ops.len();
+        let mut i = 0;
+        loop {
+            if cpu.clock >= stop_at {
+                return Err(Exit::Slice);
+            }
+            let t = &self.cache.blocks[b as usize].ops[i];
+            let (ip, next) = (t.ip, t.next);
+            // `user::step` clears the interrupt shadow before every
+            // instruction; so does this.
+            cpu.shadow = false;
+            let out = user::run_op(cpu, mem, &t.op);
+            self.counters.block_dispatches += 1;
+            match out {
+                UserOutcome::Ok => {}
+                UserOutcome::Exception(ev) => return Err(Exit::Exception(ev)),
+                UserOutcome::Stop(r) => return Err(Exit::Stop(r)),
+            }
+            if mem.has_code_writes() {
+                self.cache.retire_writes(mem);
+                if !self.cache.blocks[b as usize].valid {
+                    // The next instruction is fetched from the new bytes.
+                    return Ok(None);
+                }
+            }
+            if cpu.eip == next {
+                i += 1;
+                if i == n {
+                    return Ok(Some((b, 0)));
+                }
+            } else if cpu.eip != ip {
+                return Ok(Some((b, 1)));
+            }
+            // EIP == ip: a REP element with more to go (or a jump to
+            // itself): the same op again.
+        }
+    }
+}
