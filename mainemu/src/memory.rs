@@ -484,6 +484,20 @@ impl Memory {
         }
     }
 
+    /// A hash of every committed page (address, protection, bytes), for
+    /// tests that compare two runs' address spaces (the arms' end states).
+    pub fn content_hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for (p, page) in self.data.iter().enumerate() {
+            if let Some(bytes) = page {
+                (p, self.pages[p].protect).hash(&mut h);
+                bytes[..].hash(&mut h);
+            }
+        }
+        h.finish()
+    }
+
     /// Number of committed pages.
     pub fn committed_pages(&self) -> u32 {
         self.committed_pages
