@@ -33,6 +33,8 @@ pub struct TOp {
     pub ip: u32,
     /// EIP of the next one.
     pub next: u32,
+    /// Runs without the undo snapshot (`flow::Facts::no_undo`).
+    pub no_undo: bool,
 }
 
 /// A compiled block: straight-line instructions from `start`.
@@ -167,7 +169,12 @@ impl Cache {
             let f = x86_cpu::flow::facts(&bytes, ip, mode);
             let next = ip.wrapping_add(op.len as u32);
             end = end.max(ip as u64 + f.span.max(op.len) as u64);
-            ops.push(TOp { op, ip, next });
+            ops.push(TOp {
+                op,
+                ip,
+                next,
+                no_undo: f.no_undo,
+            });
             if f.ends_block || next < ip {
                 break;
             }

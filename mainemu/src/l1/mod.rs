@@ -134,19 +134,43 @@ impl L1 {
         stop_at: u64,
         b: u32,
     ) -> Result<Option<(u32, usize)>, Exit> {
-        let n = self.cache.blocks[b as usize].ops.len();
+        // The ops leave the block while they run, so a retirement (which
+        // empties a block's ops) can run beside them; they go back unless
+        // the block was retired.
+        let ops = std::mem::take(&mut self.cache.blocks[b as usize].ops);
+        let clock0 = cpu.clock;
+        let r = self.run_ops(cpu, mem, stop_at, b, &ops);
+        self.counters.block_dispatches += cpu.clock - clock0;
+        let blk = &mut self.cache.blocks[b as usize];
+        if blk.valid {
+            blk.ops = ops;
+        }
+        r
+    }
+
+    #[inline(always)]
+    fn run_ops(
+        &mut self,
+        cpu: &mut Cpu,
+        mem: &mut Memory,
+        stop_at: u64,
+        b: u32,
+        ops: &[cache::TOp],
+    ) -> Result<Option<(u32, usize)>, Exit> {
         let mut i = 0;
         loop {
             if cpu.clock >= stop_at {
                 return Err(Exit::Slice);
             }
-            let t = &self.cache.blocks[b as usize].ops[i];
-            let (ip, next) = (t.ip, t.next);
+            let t = &ops[i];
             // `user::step` clears the interrupt shadow before every
             // instruction; so does this.
             cpu.shadow = false;
-            let out = user::run_op(cpu, mem, &t.op);
-            self.counters.block_dispatches += 1;
+            let out = if t.no_undo {
+                user::run_op_no_undo(cpu, mem, &t.op)
+            } else {
+                user::run_op(cpu, mem, &t.op)
+            };
             match out {
                 UserOutcome::Ok => {}
                 UserOutcome::Exception(ev) => return Err(Exit::Exception(ev)),
@@ -159,12 +183,12 @@ impl L1 {
                     return Ok(None);
                 }
             }
-            if cpu.eip == next {
+            if cpu.eip == t.next {
                 i += 1;
-                if i == n {
+                if i == ops.len() {
                     return Ok(Some((b, 0)));
                 }
-            } else if cpu.eip != ip {
+            } else if cpu.eip != t.ip {
                 return Ok(Some((b, 1)));
             }
             // EIP == ip: a REP element with more to go (or a jump to
