@@ -12,6 +12,7 @@
 //! `l1/mod.rs` does) or hold instruction semantics.
 
 use crate::memory::{CodeWrite, Memory, PAGE_SIZE};
+use crate::thunks::{THUNK_AREA, THUNK_BASE};
 use std::collections::HashMap;
 use x86_cpu::decode::{self, Mode};
 use x86_cpu::op::Op;
@@ -82,6 +83,13 @@ impl Default for Cache {
     }
 }
 
+/// The whole thunk area, allocated slots or not: never compiled, so a slot
+/// handed out later can never be reached through a link.
+#[inline(always)]
+fn in_thunk_area(ip: u32) -> bool {
+    ip.wrapping_sub(THUNK_BASE) < THUNK_AREA
+}
+
 #[inline(always)]
 fn dm_slot(eip: u32) -> usize {
     ((eip ^ (eip >> 12)) as usize) & (DM - 1)
@@ -136,6 +144,18 @@ impl Cache {
         Some(b)
     }
 
+    /// The live block at `eip` that `from`'s link `slot` holds, if any (the
+    /// hot path of [`Cache::find`]).
+    #[inline(always)]
+    pub fn follow(&mut self, from: u32, slot: usize, eip: u32) -> Option<u32> {
+        let l = self.blocks[from as usize].link[slot];
+        if self.live_at(l, eip) {
+            self.counters.link_hits += 1;
+            return Some(l);
+        }
+        None
+    }
+
     /// Links `from` to the freshly compiled `b`.
     pub fn link(&mut self, from: Option<(u32, usize)>, b: u32) {
         if let Some((f, s)) = from {
@@ -147,7 +167,8 @@ impl Cache {
 
     /// Compiles the block at `eip` in `mode`: instructions up to one that
     /// ends a block, [`MAX_OPS`], an EIP in the thunk area (`is_thunk`, never
-    /// compiled: the engine services it), or an instruction whose 15-byte
+    /// compiled: the engine services it; nothing in the thunk area is
+    /// compiled at all), or an instruction whose 15-byte
     /// fetch window is not all readable (it runs uncached, so its fetch
     /// faults exactly as L0's does). `None` when the first instruction
     /// cannot be cached.
@@ -161,7 +182,7 @@ impl Cache {
         let mut ops = Vec::new();
         let mut ip = eip;
         let mut end = eip as u64;
-        while ops.len() < MAX_OPS && !(is_thunk(ip) && !ops.is_empty()) {
+        while ops.len() < MAX_OPS && !in_thunk_area(ip) && !(is_thunk(ip) && !ops.is_empty()) {
             let Some(bytes) = mem.fetch_window(ip) else {
                 break;
             };

@@ -47,6 +47,22 @@ pub struct L1 {
 /// CS base 0 (what `Cpu::new_flat32` sets up); anything else runs uncached.
 const MODE: Mode = Mode::FLAT32;
 
+/// Whether the CPU runs the code L1 compiles (see [`MODE`]).
+#[inline(always)]
+fn flat(cpu: &Cpu) -> bool {
+    Mode::of(cpu) == MODE && cpu.sbase[seg::CS] == 0
+}
+
+/// How a chain of blocks was left.
+enum Leave {
+    /// Block `.0` was left by its exit `.1` (0 fall-through, 1 any other).
+    Linked(u32, u8),
+    /// The running block was retired: look up EIP afresh.
+    Fresh,
+    /// Back to the run loop's caller (boxed: it is rare and large).
+    Exit(Box<Exit>),
+}
+
 impl L1 {
     pub fn new() -> L1 {
         L1::default()
@@ -86,8 +102,7 @@ impl L1 {
             if cpu.clock >= stop_at {
                 return Exit::Slice;
             }
-            let flat = Mode::of(cpu) == MODE && cpu.sbase[seg::CS] == 0;
-            let found = if flat {
+            let found = if flat(cpu) {
                 match self.cache.find(from, eip) {
                     Some(b) => Some(b),
                     None => {
@@ -115,37 +130,44 @@ impl L1 {
                 }
                 continue;
             };
-            from = match self.run_block(cpu, mem, stop_at, b) {
-                Ok(f) => f,
-                Err(exit) => return exit,
+            from = match self.run_chain(cpu, mem, stop_at, b) {
+                Leave::Linked(b, slot) => Some((b, slot as usize)),
+                Leave::Fresh => None,
+                Leave::Exit(exit) => return *exit,
             };
         }
     }
 
-    /// Runs block `b` from its first op until it leaves the block, a store
-    /// retires it, the clock reaches `stop_at`, or an exception. `Ok` holds
-    /// the exit to link from (`None` after a retirement); `Err` an exit for
-    /// the run loop's caller.
+    /// Runs block `b` from its first op, then the blocks its links lead to
+    /// while the link is valid (the same check [`Cache::find`] makes first),
+    /// the budget has room and the code is still flat, until a block is left
+    /// some other way, a store retires the running block, the clock reaches
+    /// `stop_at`, or an exception. No linked block lies in the thunk area
+    /// (`Cache::compile` refuses it), so no thunk check is needed here.
     #[inline]
-    fn run_block(
-        &mut self,
-        cpu: &mut Cpu,
-        mem: &mut Memory,
-        stop_at: u64,
-        b: u32,
-    ) -> Result<Option<(u32, usize)>, Exit> {
-        // The ops leave the block while they run, so a retirement (which
-        // empties a block's ops) can run beside them; they go back unless
-        // the block was retired.
-        let ops = std::mem::take(&mut self.cache.blocks[b as usize].ops);
-        let clock0 = cpu.clock;
-        let r = self.run_ops(cpu, mem, stop_at, b, &ops);
-        self.counters.block_dispatches += cpu.clock - clock0;
-        let blk = &mut self.cache.blocks[b as usize];
-        if blk.valid {
-            blk.ops = ops;
+    fn run_chain(&mut self, cpu: &mut Cpu, mem: &mut Memory, stop_at: u64, mut b: u32) -> Leave {
+        loop {
+            // The ops leave the block while they run, so a retirement (which
+            // empties a block's ops) can run beside them; they go back unless
+            // the block was retired.
+            let ops = std::mem::take(&mut self.cache.blocks[b as usize].ops);
+            let clock0 = cpu.clock;
+            let r = self.run_ops(cpu, mem, stop_at, b, &ops);
+            self.counters.block_dispatches += cpu.clock - clock0;
+            let blk = &mut self.cache.blocks[b as usize];
+            if blk.valid {
+                blk.ops = ops;
+            }
+            if let Leave::Linked(from, slot) = r {
+                if cpu.clock < stop_at && flat(cpu) {
+                    if let Some(next) = self.cache.follow(from, slot as usize, cpu.eip) {
+                        b = next;
+                        continue;
+                    }
+                }
+            }
+            return r;
         }
-        r
     }
 
     #[inline(always)]
@@ -156,11 +178,11 @@ impl L1 {
         stop_at: u64,
         b: u32,
         ops: &[cache::TOp],
-    ) -> Result<Option<(u32, usize)>, Exit> {
+    ) -> Leave {
         let mut i = 0;
         loop {
             if cpu.clock >= stop_at {
-                return Err(Exit::Slice);
+                return Leave::Exit(Box::new(Exit::Slice));
             }
             let t = &ops[i];
             // `user::step` clears the interrupt shadow before every
@@ -173,23 +195,23 @@ impl L1 {
             };
             match out {
                 UserOutcome::Ok => {}
-                UserOutcome::Exception(ev) => return Err(Exit::Exception(ev)),
-                UserOutcome::Stop(r) => return Err(Exit::Stop(r)),
+                UserOutcome::Exception(ev) => return Leave::Exit(Box::new(Exit::Exception(ev))),
+                UserOutcome::Stop(r) => return Leave::Exit(Box::new(Exit::Stop(r))),
             }
             if mem.has_code_writes() {
                 self.cache.retire_writes(mem);
                 if !self.cache.blocks[b as usize].valid {
                     // The next instruction is fetched from the new bytes.
-                    return Ok(None);
+                    return Leave::Fresh;
                 }
             }
             if cpu.eip == t.next {
                 i += 1;
                 if i == ops.len() {
-                    return Ok(Some((b, 0)));
+                    return Leave::Linked(b, 0);
                 }
             } else if cpu.eip != t.ip {
-                return Ok(Some((b, 1)));
+                return Leave::Linked(b, 1);
             }
             // EIP == ip: a REP element with more to go (or a jump to
             // itself): the same op again.
