@@ -186,11 +186,41 @@ pub fn run_op<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> UserOutcome {
 /// and changes nothing before its last possible fault: the outcome, the
 /// state and the clock are `run_op`'s. A threaded tier calls this for such
 /// ops (the snapshot is most of a simple op's dispatch cost).
-#[inline]
+#[inline(always)]
 pub fn run_op_no_undo<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> UserOutcome {
     let trap = cpu.flags.tf();
     let eip = cpu.eip;
     let r = (op.handler)(cpu, bus, op);
+    // The common case in line: retired without a fault or a trap (what
+    // `exec::complete` does for `Next` and `Jump`).
+    if !trap && !bus.fault_pending() {
+        match r {
+            Ok(Flow::Next) => {
+                cpu.eip = next_ip(cpu, op);
+                cpu.clock += 1;
+                return UserOutcome::Ok;
+            }
+            Ok(Flow::Jump) => {
+                cpu.clock += 1;
+                return UserOutcome::Ok;
+            }
+            _ => {}
+        }
+    }
+    no_undo_rest(cpu, bus, op, trap, eip, r)
+}
+
+/// The rest of [`run_op_no_undo`]: faults, stops, the trap, other flows.
+#[cold]
+#[inline(never)]
+fn no_undo_rest<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    op: &Op<B>,
+    trap: bool,
+    eip: u32,
+    r: Result<Flow, Exception>,
+) -> UserOutcome {
     let r = if let Some(f) = bus.take_fault() {
         cpu.clock += 1;
         Err(exec::Raised {
