@@ -5,7 +5,6 @@
 //! program's retirements counted exactly (smc.c says what each phase does).
 mod common;
 
-use mainemu::process::{Process, Setup};
 use mainemu::run::{run_arm, Arm, Ending, Summary};
 
 /// What one run leaves: the summary, stdout, stderr, and per thread
@@ -19,20 +18,7 @@ struct End {
 }
 
 fn go(name: &str, args: &[&str], arm: Arm, budget: u64) -> Option<End> {
-    let dir = common::programs()?;
-    let c = std::env::temp_dir().join(format!(
-        "mainemu-l1-{}-{name}-{}-{budget}",
-        std::process::id(),
-        arm.name()
-    ));
-    std::fs::remove_dir_all(&c).ok();
-    std::fs::create_dir_all(&c).unwrap();
-    let exe = dir.join(name);
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let mut setup = Setup::for_program(&exe, &args, &[('C', c.clone())], &[]).unwrap();
-    setup.stdin = Box::new(std::io::empty());
-    let bytes = std::fs::read(&exe).unwrap();
-    let mut p = Process::with_setup(&bytes, setup).unwrap();
+    let (mut p, c) = common::process_with_c(name, args, &format!("l1-{}-{budget}", arm.name()))?;
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let s = run_arm(&mut p, arm, budget, &mut |stream, b| {
         if stream == 2 { &mut err } else { &mut out }.extend_from_slice(b)

@@ -10,7 +10,9 @@
 //! execute anything or hold instruction semantics.
 
 use crate::decode::{Mode, MAX_LEN};
-use iced_x86::{Decoder, DecoderOptions, FlowControl, Instruction, Mnemonic as M, OpKind};
+use iced_x86::{
+    ConditionCode, Decoder, DecoderOptions, FlowControl, Instruction, Mnemonic as M, OpKind,
+};
 
 /// Block-formation facts of one instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,6 +82,45 @@ fn no_undo(ins: &Instruction) -> bool {
     if ins.is_jcc_short_or_near() || (m == M::Jmp && ins.op_count() == 1) {
         return matches!(ins.op0_kind(), OpKind::NearBranch16 | OpKind::NearBranch32);
     }
+    // SETcc (and CMOVcc, which the Pentium model decodes to #UD: raised
+    // before anything changes) are the conditional ops that fall through.
+    if ins.condition_code() != ConditionCode::None && ins.flow_control() == FlowControl::Next {
+        return true;
+    }
+    is_plain_alu(m)
+        || matches!(
+            m,
+            M::Cmp
+                | M::Test
+                | M::Mov
+                | M::Shld
+                | M::Shrd
+                | M::Imul
+                | M::Mul
+                | M::Xchg
+                | M::Bswap
+                | M::Bt
+                | M::Bts
+                | M::Btr
+                | M::Btc
+                | M::Bsf
+                | M::Bsr
+                | M::Nop
+                | M::Clc
+                | M::Stc
+                | M::Cmc
+                | M::Cld
+                | M::Std
+                | M::Lahf
+                | M::Sahf
+        )
+}
+
+/// The ALU, shift, extension and LEA mnemonics whose handlers compute their
+/// destination from their operands and the flags and write it and the flags
+/// only (with a register destination: no store, no stack). toyvm's L1 builds
+/// its spin-loop `PURE` class on it; [`Facts::no_undo`] too.
+pub fn is_plain_alu(m: M) -> bool {
     matches!(
         m,
         M::Add
@@ -89,64 +130,25 @@ fn no_undo(ins: &Instruction) -> bool {
             | M::And
             | M::Sub
             | M::Xor
-            | M::Cmp
-            | M::Test
-            | M::Mov
-            | M::Lea
-            | M::Movzx
-            | M::Movsx
             | M::Inc
             | M::Dec
             | M::Not
             | M::Neg
-            | M::Shl
-            | M::Sal
-            | M::Shr
-            | M::Sar
             | M::Rol
             | M::Ror
             | M::Rcl
             | M::Rcr
-            | M::Shld
-            | M::Shrd
-            | M::Imul
-            | M::Mul
-            | M::Xchg
-            | M::Bswap
-            | M::Bt
-            | M::Bts
-            | M::Btr
-            | M::Btc
-            | M::Bsf
-            | M::Bsr
+            | M::Shl
+            | M::Shr
+            | M::Sal
+            | M::Sar
+            | M::Movzx
+            | M::Movsx
+            | M::Lea
             | M::Cbw
-            | M::Cwde
             | M::Cwd
+            | M::Cwde
             | M::Cdq
-            | M::Nop
-            | M::Clc
-            | M::Stc
-            | M::Cmc
-            | M::Cld
-            | M::Std
-            | M::Lahf
-            | M::Sahf
-            | M::Seto
-            | M::Setno
-            | M::Setb
-            | M::Setae
-            | M::Sete
-            | M::Setne
-            | M::Setbe
-            | M::Seta
-            | M::Sets
-            | M::Setns
-            | M::Setp
-            | M::Setnp
-            | M::Setl
-            | M::Setge
-            | M::Setle
-            | M::Setg
     )
 }
 
