@@ -5,6 +5,7 @@
 //! program's retirements counted exactly (smc.c says what each phase does).
 mod common;
 
+use mainemu::process::{Process, Setup};
 use mainemu::run::{run_arm, Arm, Ending, Summary};
 
 /// What one run leaves: the summary, stdout, stderr, and per thread
@@ -18,12 +19,18 @@ struct End {
 }
 
 fn go(name: &str, args: &[&str], arm: Arm, budget: u64) -> Option<End> {
-    let (mut p, c) = common::process_with_c(name, args, &format!("l1-{}-{budget}", arm.name()))?;
+    let (p, c) = common::process_with_c(name, args, &format!("l1-{}-{budget}", arm.name()))?;
+    let end = finish(p, arm, budget);
+    std::fs::remove_dir_all(&c).ok();
+    Some(end)
+}
+
+/// Runs `p` on `arm` for `budget` dispatches and collects what it leaves.
+fn finish(mut p: Process, arm: Arm, budget: u64) -> End {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let s = run_arm(&mut p, arm, budget, &mut |stream, b| {
         if stream == 2 { &mut err } else { &mut out }.extend_from_slice(b)
     });
-    std::fs::remove_dir_all(&c).ok();
     let cpus = p
         .env
         .threads
@@ -31,13 +38,13 @@ fn go(name: &str, args: &[&str], arm: Arm, budget: u64) -> Option<End> {
         .iter()
         .map(|t| (t.cpu.regs, t.cpu.eip, t.cpu.eflags(), t.cpu.clock))
         .collect();
-    Some(End {
+    End {
         s,
         out: String::from_utf8_lossy(&out).into_owned(),
         err: String::from_utf8_lossy(&err).into_owned(),
         cpus,
         mem: p.env.mem.content_hash(),
-    })
+    }
 }
 
 /// The summary as JSON without the fields that name the arm.
@@ -190,4 +197,43 @@ fn every_budget_in_a_window_stops_exactly() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn real_7za_benchmark_runs_the_same_under_both_arms() {
+    // 7-Zip's `b` (benchmark) runs 13.6M dispatches of real code (CRC
+    // tables, LZMA set-up, its own timing loop) before it calls an OLEAUT32
+    // ordinal mainemu does not implement: the same stop under both arms.
+    let Some(dir) = common::win32_real() else {
+        return;
+    };
+    let exe = dir.join("7zip-18.01/7za.exe");
+    let args: Vec<String> = ["b", "-mmt1", "-md16"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let run = |arm: Arm| {
+        let c = std::env::temp_dir().join(format!(
+            "mainemu-l1-7za-{}-{}",
+            std::process::id(),
+            arm.name()
+        ));
+        std::fs::create_dir_all(&c).unwrap();
+        let mut setup = Setup::for_program(&exe, &args, &[('C', c.clone())], &[]).unwrap();
+        setup.stdin = Box::new(std::io::empty());
+        let p = Process::with_setup(&std::fs::read(&exe).unwrap(), setup).unwrap();
+        let end = finish(p, arm, 40_000_000);
+        std::fs::remove_dir_all(&c).ok();
+        end
+    };
+    let (a, b) = (run(Arm::L0), run(Arm::L1));
+    assert_eq!(a.s.dispatches, 13_602_657);
+    assert!(
+        matches!(&a.s.ending, Ending::Unimplemented { report } if report.contains("OLEAUT32!#9")),
+        "{:?}",
+        a.s.ending
+    );
+    assert_eq!(diff(&a, &b), Vec::<String>::new());
+    let c = b.s.l1.unwrap();
+    assert_eq!((c.uncached_steps, c.cache.smc_retired), (0, 0));
 }
