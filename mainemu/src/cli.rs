@@ -36,7 +36,7 @@ enum Cmd {
         /// mainemu's own options go before it).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
-        /// Execution arm (only `l0`, the plain interpreter, today).
+        /// Execution arm: `l0` (the plain interpreter) or `l1` (the threaded tier, same dispatches).
         #[arg(long, default_value = "l0")]
         arm: String,
         /// Guest drive mapping LETTER=DIR (repeatable). C: defaults to the
@@ -236,9 +236,22 @@ pub fn main() -> std::process::ExitCode {
             std::io::stdout().flush().ok();
             let calls: u64 = s.api_calls.values().sum();
             eprintln!(
-                "mainemu: {:?} after {} dispatches, {} API calls",
-                s.ending, s.dispatches, calls
+                "mainemu: {:?} after {} dispatches, {} API calls (arm {})",
+                s.ending, s.dispatches, calls, s.arm
             );
+            if let Some(c) = &s.l1 {
+                eprintln!(
+                    "  l1: {} blocks compiled ({} instructions), {} retired by stores, {} code writes, {} link / {} cache / {} map hits, {} uncached steps",
+                    c.cache.blocks_compiled,
+                    c.cache.instructions_compiled,
+                    c.cache.smc_retired,
+                    c.cache.code_writes,
+                    c.cache.link_hits,
+                    c.cache.dm_hits,
+                    c.cache.map_hits,
+                    c.uncached_steps
+                );
+            }
             for (k, v) in &s.api_calls {
                 eprintln!("  {v:>8} {k}");
             }

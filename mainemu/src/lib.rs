@@ -16,6 +16,7 @@ pub mod gdi;
 pub mod handles;
 pub mod heap;
 pub mod io;
+pub mod l1;
 pub mod memory;
 pub mod modules;
 pub mod pe;

@@ -149,7 +149,9 @@ struct PageState {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CodeWrite {
     pub addr: u32,
-    pub len: u8,
+    /// Bytes written; a whole page ([`PAGE_SIZE`]) when the page's bytes
+    /// stopped being fetchable (decommitted, released, made unreadable).
+    pub len: u32,
 }
 
 /// The guest address space.
@@ -317,6 +319,7 @@ impl Memory {
                 self.data[p] = Some(Box::new([0; PAGE_SIZE as usize]));
                 self.committed_pages += 1;
             }
+            self.note_unfetchable(p, access);
             self.pages[p] = PageState {
                 protect: protect as u16,
                 access,
@@ -381,6 +384,7 @@ impl Memory {
 
     fn drop_pages(&mut self, start: u32, len: u32) {
         for p in page_of(start)..page_of(start) + (len / PAGE_SIZE) as usize {
+            self.note_unfetchable(p, 0);
             if self.data[p].take().is_some() {
                 self.committed_pages -= 1;
             }
@@ -425,6 +429,7 @@ impl Memory {
         }
         let old = self.pages[range.start].protect as u32;
         for p in range {
+            self.note_unfetchable(p, access);
             self.pages[p] = PageState {
                 protect: protect as u16,
                 access,
@@ -479,6 +484,20 @@ impl Memory {
         }
     }
 
+    /// A hash of every committed page (address, protection, bytes), for
+    /// tests that compare two runs' address spaces (the arms' end states).
+    pub fn content_hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for (p, page) in self.data.iter().enumerate() {
+            if let Some(bytes) = page {
+                (p, self.pages[p].protect).hash(&mut h);
+                bytes[..].hash(&mut h);
+            }
+        }
+        h.finish()
+    }
+
     /// Number of committed pages.
     pub fn committed_pages(&self) -> u32 {
         self.committed_pages
@@ -519,6 +538,50 @@ impl Memory {
         for (k, &b) in bytes.iter().enumerate() {
             self.write8(addr.wrapping_add(k as u32), b);
         }
+    }
+
+    /// Records a whole-page code write when page `p` holds compiled code and
+    /// its new access bits `access` no longer let an instruction fetch read
+    /// it: a fetch there faults now, so no cached instruction may run from it.
+    fn note_unfetchable(&mut self, p: usize, access: u8) {
+        if access & R == 0 && self.code[p / 64] & (1 << (p % 64)) != 0 {
+            self.code_writes.push(CodeWrite {
+                addr: (p as u32) << 12,
+                len: PAGE_SIZE,
+            });
+        }
+    }
+
+    /// The 15 bytes an instruction fetch at `addr` reads (flat code: no
+    /// wrap), or `None` if one of them is not readable, in which case the
+    /// fetch would record a fault (nothing is recorded here).
+    pub fn fetch_window(&self, addr: u32) -> Option<[u8; 15]> {
+        let mut out = [0u8; 15];
+        if addr > u32::MAX - 15 {
+            return None;
+        }
+        let mut a = addr;
+        let mut done = 0;
+        while done < out.len() {
+            let p = page_of(a);
+            if self.pages[p].access & R == 0 {
+                return None;
+            }
+            let page = self.data[p].as_ref()?;
+            let off = (a & (PAGE_SIZE - 1)) as usize;
+            let n = (PAGE_SIZE as usize - off).min(out.len() - done);
+            out[done..done + n].copy_from_slice(&page[off..off + n]);
+            done += n;
+            a = a.wrapping_add(n as u32);
+        }
+        Some(out)
+    }
+
+    /// Whether stores to code pages were recorded since the last take (the
+    /// code cache's per-instruction check: one load).
+    #[inline(always)]
+    pub fn has_code_writes(&self) -> bool {
+        !self.code_writes.is_empty()
     }
 
     /// Marks the pages of `[addr, addr + len)` as holding compiled code.
@@ -586,7 +649,7 @@ impl Memory {
             if self.is_code(a) {
                 self.code_writes.push(CodeWrite {
                     addr: a,
-                    len: n.min(255) as u8,
+                    len: n as u32,
                 });
             }
             let page = self.data[page_of(a)].as_mut().expect("checked above");

@@ -27,12 +27,17 @@ pub enum Ending {
 /// The summary of a run.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Summary {
+    /// The arm that ran (`l0`, `l1`).
+    pub arm: &'static str,
     pub dispatches: u64,
     pub ending: Ending,
     pub api_calls: std::collections::BTreeMap<String, u64>,
     /// GetProcAddress lookups mainemu could not answer (`dll!name`): the
     /// program took its fallback path where Windows might not have.
     pub proc_misses: Vec<String>,
+    /// L1's counters (blocks compiled, retired by stores, links, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub l1: Option<crate::l1::Counters>,
 }
 
 /// Execution arms mainemu has.
@@ -40,6 +45,17 @@ pub struct Summary {
 pub enum Arm {
     /// The plain decode-and-execute interpreter.
     L0,
+    /// The threaded tier: blocks decoded once, same dispatches (`l1`).
+    L1,
+}
+
+impl Arm {
+    pub fn name(self) -> &'static str {
+        match self {
+            Arm::L0 => "l0",
+            Arm::L1 => "l1",
+        }
+    }
 }
 
 impl std::str::FromStr for Arm {
@@ -47,7 +63,8 @@ impl std::str::FromStr for Arm {
     fn from_str(s: &str) -> Result<Arm, String> {
         match s {
             "l0" => Ok(Arm::L0),
-            _ => Err(format!("arm {s:?} is not available (only l0)")),
+            "l1" => Ok(Arm::L1),
+            _ => Err(format!("arm {s:?} is not available (l0 or l1)")),
         }
     }
 }
@@ -64,19 +81,42 @@ pub enum Exit {
     Stop(StopReason),
 }
 
+/// An arm's engine with its state (L1's code cache lives as long as the run).
+pub enum Engine {
+    L0,
+    L1(Box<crate::l1::L1>),
+}
+
+impl Engine {
+    pub fn new(arm: Arm) -> Engine {
+        match arm {
+            Arm::L0 => Engine::L0,
+            Arm::L1 => Engine::L1(Box::default()),
+        }
+    }
+
+    /// L1's counters (`None` for L0).
+    pub fn l1_counters(&self) -> Option<crate::l1::Counters> {
+        match self {
+            Engine::L0 => None,
+            Engine::L1(l1) => Some(l1.counters()),
+        }
+    }
+}
+
 /// Runs `cpu` with the arm's engine until EIP enters the thunk area
 /// (`is_thunk`), the clock reaches `stop_at`, or an exception or stop. The
 /// one place the run loop calls an engine.
 #[inline]
 pub fn exec(
-    arm: Arm,
+    engine: &mut Engine,
     cpu: &mut Cpu,
     mem: &mut crate::memory::Memory,
     stop_at: u64,
     is_thunk: &dyn Fn(u32) -> bool,
 ) -> Exit {
-    match arm {
-        Arm::L0 => loop {
+    match engine {
+        Engine::L0 => loop {
             if is_thunk(cpu.eip) {
                 return Exit::Thunk;
             }
@@ -89,6 +129,7 @@ pub fn exec(
                 UserOutcome::Stop(r) => return Exit::Stop(r),
             }
         },
+        Engine::L1(l1) => l1.run(cpu, mem, stop_at, is_thunk),
     }
 }
 
@@ -115,6 +156,7 @@ fn switch_to(p: &mut Process, i: usize) {
 /// Runs `p` on `arm` for at most `budget` dispatches; `out(stream, bytes)`
 /// receives console output as the program writes it.
 pub fn run_arm(p: &mut Process, arm: Arm, budget: u64, out: &mut dyn FnMut(u8, &[u8])) -> Summary {
+    let mut engine = Engine::new(arm);
     let mut s = p.start();
     let ending = loop {
         drain(p, out);
@@ -163,7 +205,7 @@ pub fn run_arm(p: &mut Process, arm: Arm, budget: u64, out: &mut dyn FnMut(u8, &
         let stop_at = budget.min(p.env.threads.slice_end.max(clock + 1));
         let thunks = &p.env.thunks;
         let t = &mut p.env.threads.list[p.env.threads.cur];
-        let exit = exec(arm, &mut t.cpu, &mut p.env.mem, stop_at, &|eip| {
+        let exit = exec(&mut engine, &mut t.cpu, &mut p.env.mem, stop_at, &|eip| {
             thunks.contains(eip)
         });
         s = match exit {
@@ -183,6 +225,7 @@ pub fn run_arm(p: &mut Process, arm: Arm, budget: u64, out: &mut dyn FnMut(u8, &
     };
     drain(p, out);
     Summary {
+        arm: arm.name(),
         dispatches: p
             .env
             .threads
@@ -194,6 +237,7 @@ pub fn run_arm(p: &mut Process, arm: Arm, budget: u64, out: &mut dyn FnMut(u8, &
         ending,
         api_calls: p.calls.clone(),
         proc_misses: p.env.proc_misses.iter().cloned().collect(),
+        l1: engine.l1_counters(),
     }
 }
 

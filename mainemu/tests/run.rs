@@ -5,7 +5,6 @@
 //! its own directory readable as D:.
 mod common;
 
-use mainemu::process::{Process, Setup};
 use mainemu::run::{run, Ending, Summary};
 
 struct Case {
@@ -18,16 +17,7 @@ struct Case {
 
 /// Runs a test program with C: on a fresh directory; (summary, stdout, stderr).
 fn go(name: &str, args: &[&str]) -> Option<(Summary, String, String)> {
-    let dir = common::programs()?;
-    let c = std::env::temp_dir().join(format!("mainemu-run-{}-{name}", std::process::id()));
-    std::fs::remove_dir_all(&c).ok();
-    std::fs::create_dir_all(&c).unwrap();
-    let exe = dir.join(name);
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let mut setup = Setup::for_program(&exe, &args, &[('C', c.clone())], &[]).unwrap();
-    setup.stdin = Box::new(std::io::empty());
-    let bytes = std::fs::read(&exe).unwrap();
-    let mut p = Process::with_setup(&bytes, setup).unwrap();
+    let (mut p, c) = common::process_with_c(name, args, "run")?;
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let s = run(&mut p, 50_000_000, &mut |stream, b| {
         if stream == 2 { &mut err } else { &mut out }.extend_from_slice(b)

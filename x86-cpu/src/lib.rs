@@ -17,6 +17,7 @@ pub mod decode;
 pub mod desc;
 pub mod ea;
 pub mod exec;
+pub mod flow;
 pub mod fpu;
 pub mod interrupt;
 pub mod l0;

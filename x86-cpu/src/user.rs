@@ -13,7 +13,7 @@ use crate::bus::{Access, Bus, MemFault};
 use crate::decode::{self, Mode, MAX_LEN};
 use crate::exec::{self, next_ip};
 use crate::l0::{StepOutcome, StopReason};
-use crate::op::Op;
+use crate::op::{Flow, Op};
 use crate::{cr0, seg, Cpu, Exception, Isa, FLAT_SEG_END};
 
 /// What a user-mode engine chooses when it creates a thread's CPU.
@@ -177,7 +177,84 @@ fn is_soft_int<B>(op: &Op<B>) -> bool {
 pub fn run_op<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> UserOutcome {
     let trap = cpu.flags.tf();
     let eip = cpu.eip;
-    match exec::dispatch::<B, true>(cpu, bus, op) {
+    let r = exec::dispatch::<B, true>(cpu, bus, op);
+    outcome(cpu, op, trap, eip, r)
+}
+
+/// [`run_op`] without the register snapshot that undoes a fault, for an Op
+/// whose instruction [`crate::flow::Facts::no_undo`] says touches no memory
+/// and changes nothing before its last possible fault: the outcome, the
+/// state and the clock are `run_op`'s. A threaded tier calls this for such
+/// ops (the snapshot is most of a simple op's dispatch cost).
+#[inline(always)]
+pub fn run_op_no_undo<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> UserOutcome {
+    let trap = cpu.flags.tf();
+    let eip = cpu.eip;
+    let r = (op.handler)(cpu, bus, op);
+    // The common case in line: retired without a fault or a trap (what
+    // `exec::complete` does for `Next` and `Jump`).
+    if !trap && !bus.fault_pending() {
+        match r {
+            Ok(Flow::Next) => {
+                cpu.eip = next_ip(cpu, op);
+                cpu.clock += 1;
+                return UserOutcome::Ok;
+            }
+            Ok(Flow::Jump) => {
+                cpu.clock += 1;
+                return UserOutcome::Ok;
+            }
+            _ => {}
+        }
+    }
+    no_undo_rest(cpu, bus, op, trap, eip, r)
+}
+
+/// The rest of [`run_op_no_undo`]: faults, stops, the trap, other flows.
+#[cold]
+#[inline(never)]
+fn no_undo_rest<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    op: &Op<B>,
+    trap: bool,
+    eip: u32,
+    r: Result<Flow, Exception>,
+) -> UserOutcome {
+    let r = if let Some(f) = bus.take_fault() {
+        cpu.clock += 1;
+        Err(exec::Raised {
+            e: Exception::PF,
+            mem: Some(f),
+        })
+    } else {
+        match r {
+            Ok(Flow::Stop(what)) => Ok(StepOutcome::Stop(exec::stop_reason(cpu, op, what))),
+            Err(e) => {
+                cpu.clock += 1;
+                Err(exec::Raised { e, mem: None })
+            }
+            Ok(flow) => {
+                let out = exec::complete(cpu, op, flow);
+                cpu.clock += 1;
+                Ok(out)
+            }
+        }
+    };
+    outcome(cpu, op, trap, eip, r)
+}
+
+/// The user-mode outcome of one dispatch (`eip` and `trap`: EIP and TF
+/// before it).
+#[inline(always)]
+fn outcome<B>(
+    cpu: &mut Cpu,
+    op: &Op<B>,
+    trap: bool,
+    eip: u32,
+    r: Result<StepOutcome, exec::Raised>,
+) -> UserOutcome {
+    match r {
         Ok(StepOutcome::Ok) => {
             if trap && !cpu.shadow {
                 return UserOutcome::Exception(Event {

@@ -48,3 +48,26 @@ pub fn win32_real() -> Option<PathBuf> {
         None
     }
 }
+
+/// A process for test program `name` with `args`: C: mapped to a fresh
+/// empty directory (`tag` keeps tests running at once apart), stdin empty.
+/// Returns it and the C: directory, or `None` (with a skip line) without
+/// the compiler.
+pub fn process_with_c(
+    name: &str,
+    args: &[&str],
+    tag: &str,
+) -> Option<(mainemu::process::Process, PathBuf)> {
+    let dir = programs()?;
+    let c = std::env::temp_dir().join(format!("mainemu-{tag}-{}-{name}", std::process::id()));
+    std::fs::remove_dir_all(&c).ok();
+    std::fs::create_dir_all(&c).unwrap();
+    let exe = dir.join(name);
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let mut setup =
+        mainemu::process::Setup::for_program(&exe, &args, &[('C', c.clone())], &[]).unwrap();
+    setup.stdin = Box::new(std::io::empty());
+    let bytes = std::fs::read(&exe).unwrap();
+    let p = mainemu::process::Process::with_setup(&bytes, setup).unwrap();
+    Some((p, c))
+}

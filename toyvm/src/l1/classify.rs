@@ -143,35 +143,7 @@ pub fn classify<B>(ins: &Instruction, op: &Op<B>, hostcall: bool) -> u16 {
     if !unsafe_ {
         c |= SAFE;
     }
-    let pure_alu = matches!(
-        m,
-        M::Add
-            | M::Or
-            | M::Adc
-            | M::Sbb
-            | M::And
-            | M::Sub
-            | M::Xor
-            | M::Inc
-            | M::Dec
-            | M::Not
-            | M::Neg
-            | M::Rol
-            | M::Ror
-            | M::Rcl
-            | M::Rcr
-            | M::Shl
-            | M::Shr
-            | M::Sal
-            | M::Sar
-            | M::Movzx
-            | M::Movsx
-            | M::Lea
-            | M::Cbw
-            | M::Cwd
-            | M::Cwde
-            | M::Cdq
-    );
+    let pure_alu = crate::cpu::flow::is_plain_alu(m);
     let pure = match m {
         M::Cmp | M::Test => true,
         M::Nop => true,

@@ -1,0 +1,239 @@
+//! L1 against L0 (docs/mainemu.md, "L1"): every mingw test program under both
+//! arms with identical summaries (dispatches, ending, API calls, GetProcAddress
+//! misses), output, thread registers and address-space hash; budget stops at
+//! several N landing at N exactly with equal state; and the self-modifying
+//! program's retirements counted exactly (smc.c says what each phase does).
+mod common;
+
+use mainemu::process::{Process, Setup};
+use mainemu::run::{run_arm, Arm, Ending, Summary};
+
+/// What one run leaves: the summary, stdout, stderr, and per thread
+/// (registers, EIP, EFLAGS, clock), plus the memory hash.
+struct End {
+    s: Summary,
+    out: String,
+    err: String,
+    cpus: Vec<([u32; 8], u32, u32, u64)>,
+    mem: u64,
+}
+
+fn go(name: &str, args: &[&str], arm: Arm, budget: u64) -> Option<End> {
+    let (p, c) = common::process_with_c(name, args, &format!("l1-{}-{budget}", arm.name()))?;
+    let end = finish(p, arm, budget);
+    std::fs::remove_dir_all(&c).ok();
+    Some(end)
+}
+
+/// Runs `p` on `arm` for `budget` dispatches and collects what it leaves.
+fn finish(mut p: Process, arm: Arm, budget: u64) -> End {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let s = run_arm(&mut p, arm, budget, &mut |stream, b| {
+        if stream == 2 { &mut err } else { &mut out }.extend_from_slice(b)
+    });
+    let cpus = p
+        .env
+        .threads
+        .list
+        .iter()
+        .map(|t| (t.cpu.regs, t.cpu.eip, t.cpu.eflags(), t.cpu.clock))
+        .collect();
+    End {
+        s,
+        out: String::from_utf8_lossy(&out).into_owned(),
+        err: String::from_utf8_lossy(&err).into_owned(),
+        cpus,
+        mem: p.env.mem.content_hash(),
+    }
+}
+
+/// The summary as JSON without the fields that name the arm.
+fn arm_free(s: &Summary) -> serde_json::Value {
+    let mut v = serde_json::to_value(s).unwrap();
+    let o = v.as_object_mut().unwrap();
+    o.remove("arm");
+    o.remove("l1");
+    v
+}
+
+/// Differences between an l0 and an l1 run, empty when equal.
+fn diff(a: &End, b: &End) -> Vec<String> {
+    let mut bad = Vec::new();
+    if arm_free(&a.s) != arm_free(&b.s) {
+        bad.push(format!(
+            "summary l0 {} / l1 {}",
+            serde_json::to_string(&arm_free(&a.s)).unwrap(),
+            serde_json::to_string(&arm_free(&b.s)).unwrap()
+        ));
+    }
+    if (&a.out, &a.err) != (&b.out, &b.err) {
+        bad.push(format!("output l0 {:?} / l1 {:?}", a.out, b.out));
+    }
+    if a.cpus != b.cpus {
+        bad.push(format!("threads l0 {:x?} / l1 {:x?}", a.cpus, b.cpus));
+    }
+    if a.mem != b.mem {
+        bad.push("memory differs".into());
+    }
+    bad
+}
+
+/// Every test program (tests/run.rs, gui.rs and the two below) and its arguments.
+const PROGRAMS: &[(&str, &[&str])] = &[
+    ("hello.exe", &[]),
+    ("heap.exe", &[]),
+    ("cmdline.exe", &["x", "y z"]),
+    ("fileio.exe", &[]),
+    ("files.exe", &[]),
+    ("crtio.exe", &[]),
+    ("threads.exe", &[]),
+    ("seh.exe", &[]),
+    ("usedll.exe", &[]),
+    ("gdi_shapes.exe", &[]),
+    ("gdi_bits.exe", &[]),
+    ("smc.exe", &[]),
+    ("compute.exe", &["2"]),
+];
+
+#[test]
+fn every_program_is_the_same_under_l0_and_l1() {
+    let mut failures = Vec::new();
+    for &(name, args) in PROGRAMS {
+        let Some(a) = go(name, args, Arm::L0, 50_000_000) else {
+            return;
+        };
+        let b = go(name, args, Arm::L1, 50_000_000).unwrap();
+        assert!(
+            matches!(a.s.ending, Ending::Exit { .. }),
+            "{name}: {:?}",
+            a.s.ending
+        );
+        assert_eq!((a.s.arm, b.s.arm), ("l0", "l1"));
+        assert!(a.s.l1.is_none());
+        let c = b.s.l1.expect("l1 counters");
+        // Every instruction ran from a block (none of them fetches from an
+        // unreadable window or leaves flat code). Dispatches also count guest
+        // time skipped while every thread waits, so they are not compared.
+        assert!(
+            c.uncached_steps == 0 && c.block_dispatches > 0,
+            "{name}: {c:?}"
+        );
+        for d in diff(&a, &b) {
+            failures.push(format!("{name}: {d}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn budget_stops_land_at_n_with_equal_state() {
+    // threads.exe switches threads on the guest clock (quantum 50 000) and
+    // sleeps; seh.exe faults in the middle of blocks; smc.exe rewrites code.
+    let cases: &[(&str, &[u64])] = &[
+        (
+            "threads.exe",
+            &[1, 7, 4_321, 50_000, 50_001, 123_457, 999_999, 3_000_017],
+        ),
+        ("seh.exe", &[1, 100, 2_000, 5_555, 7_000, 7_439]),
+        ("smc.exe", &[10, 3_001, 9_999, 20_000, 27_182, 35_052]),
+        ("heap.exe", &[77, 60_001, 300_000, 605_021]),
+    ];
+    let mut failures = Vec::new();
+    for &(name, budgets) in cases {
+        for &n in budgets {
+            let Some(a) = go(name, &[], Arm::L0, n) else {
+                return;
+            };
+            let b = go(name, &[], Arm::L1, n).unwrap();
+            if a.s.ending != Ending::Budget || a.s.dispatches != n {
+                failures.push(format!(
+                    "{name} @{n}: l0 {:?} after {}",
+                    a.s.ending, a.s.dispatches
+                ));
+            }
+            for d in diff(&a, &b) {
+                failures.push(format!("{name} @{n}: {d}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn self_modifying_code_retires_exactly_the_overwritten_blocks() {
+    let Some(b) = go("smc.exe", &[], Arm::L1, 50_000_000) else {
+        return;
+    };
+    assert_eq!(
+        b.out,
+        "loop sum=500500 imm=1001\ninline sum=1275\nwindow acc=1801789955\ndata t=486094 f1=8 f2=9\n"
+    );
+    assert_eq!(b.s.ending, Ending::Exit { code: 0 });
+    assert_eq!(b.s.dispatches, 35_053);
+    let c = b.s.l1.unwrap();
+    // loop: the entry block, then the loop block once per further iteration
+    // (1000); inline: the first call retires its block, every later call
+    // both blocks the patch overlaps (1 + 2 * 49); window: every rewrite
+    // after the first call (9); data: the 1000 stores next to the code
+    // retire nothing, the patch of f1 retires f1 alone (1).
+    assert_eq!(c.cache.smc_retired, 1000 + 99 + 9 + 1);
+    assert_eq!(c.uncached_steps, 0);
+}
+
+#[test]
+fn every_budget_in_a_window_stops_exactly() {
+    // 150 consecutive budgets in smc.exe's self-patching loop: stops at
+    // every op of its blocks, between a store into the running block and
+    // the fresh lookup after it.
+    let mut failures = Vec::new();
+    for n in 1_900..2_050 {
+        let Some(a) = go("smc.exe", &[], Arm::L0, n) else {
+            return;
+        };
+        let b = go("smc.exe", &[], Arm::L1, n).unwrap();
+        assert_eq!(a.s.dispatches, n);
+        for d in diff(&a, &b) {
+            failures.push(format!("smc.exe @{n}: {d}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn real_7za_benchmark_runs_the_same_under_both_arms() {
+    // 7-Zip's `b` (benchmark) runs 13.6M dispatches of real code (CRC
+    // tables, LZMA set-up, its own timing loop) before it calls an OLEAUT32
+    // ordinal mainemu does not implement: the same stop under both arms.
+    let Some(dir) = common::win32_real() else {
+        return;
+    };
+    let exe = dir.join("7zip-18.01/7za.exe");
+    let args: Vec<String> = ["b", "-mmt1", "-md16"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let run = |arm: Arm| {
+        let c = std::env::temp_dir().join(format!(
+            "mainemu-l1-7za-{}-{}",
+            std::process::id(),
+            arm.name()
+        ));
+        std::fs::create_dir_all(&c).unwrap();
+        let mut setup = Setup::for_program(&exe, &args, &[('C', c.clone())], &[]).unwrap();
+        setup.stdin = Box::new(std::io::empty());
+        let p = Process::with_setup(&std::fs::read(&exe).unwrap(), setup).unwrap();
+        let end = finish(p, arm, 40_000_000);
+        std::fs::remove_dir_all(&c).ok();
+        end
+    };
+    let (a, b) = (run(Arm::L0), run(Arm::L1));
+    assert_eq!(a.s.dispatches, 13_602_657);
+    assert!(
+        matches!(&a.s.ending, Ending::Unimplemented { report } if report.contains("OLEAUT32!#9")),
+        "{:?}",
+        a.s.ending
+    );
+    assert_eq!(diff(&a, &b), Vec::<String>::new());
+    let c = b.s.l1.unwrap();
+    assert_eq!((c.uncached_steps, c.cache.smc_retired), (0, 0));
+}

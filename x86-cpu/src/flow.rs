@@ -1,0 +1,236 @@
+//! What a tier that caches decoded instructions in straight-line blocks needs
+//! to know about one instruction besides its [`Op`](crate::op::Op): whether
+//! it ends a block, and how many of the fetched bytes its decoding depends
+//! on (the bytes a store must touch to make a cached copy stale).
+//!
+//! Owns that classification, decided from the same bytes and mode the CPU
+//! decoder reads (iced-x86's control-flow facts), engine-independent: any
+//! threaded tier over [`crate::decode`] can use it (mainemu's L1 does; toyvm's
+//! L1 has its richer `classify`, which could build on this). It must not
+//! execute anything or hold instruction semantics.
+
+use crate::decode::{Mode, MAX_LEN};
+use iced_x86::{
+    ConditionCode, Decoder, DecoderOptions, FlowControl, Instruction, Mnemonic as M, OpKind,
+};
+
+/// Block-formation facts of one instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Facts {
+    /// Control may continue somewhere other than the next instruction (any
+    /// branch, call, return, interrupt, or an undecodable encoding, which
+    /// raises an exception), or the instruction repeats in place (a string
+    /// instruction with a REP prefix, one dispatch per element).
+    pub ends_block: bool,
+    /// How many bytes from the instruction's first one the decoded Op
+    /// depends on: its length, or the whole fetch window for an undecodable
+    /// encoding (whether it is #UD or #GP can depend on every byte).
+    pub span: u8,
+    /// The instruction touches no memory and no segment or system register,
+    /// and its handler changes nothing before its last possible fault: a
+    /// tier may run it without the register snapshot that undoes a fault
+    /// (`user::run_op_no_undo`). Register and immediate operands only
+    /// (LEA's address is computed, not accessed), from an audited list of
+    /// handlers: ALU, moves, shifts, bit scans and tests, SETcc, flag ops,
+    /// Jcc and JMP rel (their only fault, a target past the CS limit, comes
+    /// before EIP moves). Everything else keeps the snapshot.
+    pub no_undo: bool,
+}
+
+/// The facts of the instruction whose (up to) 15 bytes start at `ip`.
+pub fn facts(bytes: &[u8; MAX_LEN], ip: u32, mode: Mode) -> Facts {
+    let bits = if mode.code32 { 32 } else { 16 };
+    let mut dec = Decoder::with_ip(bits, bytes, ip as u64, DecoderOptions::LOADALL386);
+    let ins = dec.decode();
+    if ins.is_invalid() {
+        return Facts {
+            ends_block: true,
+            span: MAX_LEN as u8,
+            no_undo: false,
+        };
+    }
+    let repeats = ins.is_string_instruction()
+        && (ins.has_rep_prefix() || ins.has_repe_prefix() || ins.has_repne_prefix());
+    Facts {
+        ends_block: ins.flow_control() != FlowControl::Next || repeats,
+        span: ins.len() as u8,
+        no_undo: no_undo(&ins),
+    }
+}
+
+/// See [`Facts::no_undo`].
+fn no_undo(ins: &Instruction) -> bool {
+    if ins.has_lock_prefix() {
+        return false;
+    }
+    let m = ins.mnemonic();
+    let operands_ok = (0..ins.op_count()).all(|i| match ins.op_kind(i) {
+        OpKind::Register => ins.op_register(i).is_gpr(),
+        OpKind::Memory => m == M::Lea,
+        OpKind::NearBranch16 | OpKind::NearBranch32 => true,
+        OpKind::Immediate8
+        | OpKind::Immediate8_2nd
+        | OpKind::Immediate16
+        | OpKind::Immediate32
+        | OpKind::Immediate8to16
+        | OpKind::Immediate8to32 => true,
+        _ => false,
+    });
+    if !operands_ok {
+        return false;
+    }
+    if ins.is_jcc_short_or_near() || (m == M::Jmp && ins.op_count() == 1) {
+        return matches!(ins.op0_kind(), OpKind::NearBranch16 | OpKind::NearBranch32);
+    }
+    // SETcc (and CMOVcc, which the Pentium model decodes to #UD: raised
+    // before anything changes) are the conditional ops that fall through.
+    if ins.condition_code() != ConditionCode::None && ins.flow_control() == FlowControl::Next {
+        return true;
+    }
+    is_plain_alu(m)
+        || matches!(
+            m,
+            M::Cmp
+                | M::Test
+                | M::Mov
+                | M::Shld
+                | M::Shrd
+                | M::Imul
+                | M::Mul
+                | M::Xchg
+                | M::Bswap
+                | M::Bt
+                | M::Bts
+                | M::Btr
+                | M::Btc
+                | M::Bsf
+                | M::Bsr
+                | M::Nop
+                | M::Clc
+                | M::Stc
+                | M::Cmc
+                | M::Cld
+                | M::Std
+                | M::Lahf
+                | M::Sahf
+        )
+}
+
+/// The ALU, shift, extension and LEA mnemonics whose handlers compute their
+/// destination from their operands and the flags and write it and the flags
+/// only (with a register destination: no store, no stack). toyvm's L1 builds
+/// its spin-loop `PURE` class on it; [`Facts::no_undo`] too.
+pub fn is_plain_alu(m: M) -> bool {
+    matches!(
+        m,
+        M::Add
+            | M::Or
+            | M::Adc
+            | M::Sbb
+            | M::And
+            | M::Sub
+            | M::Xor
+            | M::Inc
+            | M::Dec
+            | M::Not
+            | M::Neg
+            | M::Rol
+            | M::Ror
+            | M::Rcl
+            | M::Rcr
+            | M::Shl
+            | M::Shr
+            | M::Sal
+            | M::Sar
+            | M::Movzx
+            | M::Movsx
+            | M::Lea
+            | M::Cbw
+            | M::Cwd
+            | M::Cwde
+            | M::Cdq
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(code: &[u8]) -> Facts {
+        let mut b = [0u8; MAX_LEN];
+        b[..code.len()].copy_from_slice(code);
+        facts(&b, 0x1000, Mode::FLAT32)
+    }
+
+    #[test]
+    fn branches_and_rep_strings_end_blocks() {
+        // add eax, ebx / mov [eax], ecx: straight-line.
+        let add = Facts {
+            ends_block: false,
+            span: 2,
+            no_undo: true,
+        };
+        assert_eq!(f(&[0x01, 0xD8]), add);
+        let store = Facts {
+            ends_block: false,
+            span: 2,
+            no_undo: false,
+        };
+        assert_eq!(f(&[0x89, 0x08]), store);
+        // jne rel8, jmp rel32, call, ret, int 3, jmp [eax]
+        let codes: [&[u8]; 6] = [
+            &[0x75, 0x00],
+            &[0xE9, 0, 0, 0, 0],
+            &[0xE8, 0, 0, 0, 0],
+            &[0xC3],
+            &[0xCC],
+            &[0xFF, 0x20],
+        ];
+        for code in codes {
+            assert!(f(code).ends_block, "{code:02x?}");
+            assert_eq!(f(code).span as usize, code.len());
+        }
+        // rep movsd ends a block, a plain movsd does not.
+        assert!(f(&[0xF3, 0xA5]).ends_block);
+        assert!(!f(&[0xA5]).ends_block);
+        // An undefined opcode depends on the whole window.
+        assert_eq!(f(&[0x0F, 0x0B]).span, 2); // UD2 is a valid instruction
+        let bad = Facts {
+            ends_block: true,
+            span: 15,
+            no_undo: false,
+        };
+        assert_eq!(f(&[0xFE, 0x38]), bad); // FE /7 is undefined
+    }
+
+    #[test]
+    fn no_undo_is_register_only_and_audited() {
+        // lea eax,[ebx+4]; jne; jmp rel32; shl eax,cl; imul eax,ebx,5: no undo.
+        let fast: [&[u8]; 5] = [
+            &[0x8D, 0x43, 0x04],
+            &[0x75, 0x00],
+            &[0xE9, 0, 0, 0, 0],
+            &[0xD3, 0xE0],
+            &[0x6B, 0xC3, 0x05],
+        ];
+        for code in fast {
+            assert!(f(code).no_undo, "{code:02x?}");
+        }
+        // mov eax,[ebx]; push eax; mov ds,ax; div ebx; lock add [eax],ebx;
+        // loop; ret; call rel32; jmp eax: keep the snapshot.
+        let slow: [&[u8]; 9] = [
+            &[0x8B, 0x03],
+            &[0x50],
+            &[0x8E, 0xD8],
+            &[0xF7, 0xF3],
+            &[0xF0, 0x01, 0x18],
+            &[0xE2, 0x00],
+            &[0xC3],
+            &[0xE8, 0, 0, 0, 0],
+            &[0xFF, 0xE0],
+        ];
+        for code in slow {
+            assert!(!f(code).no_undo, "{code:02x?}");
+        }
+    }
+}
