@@ -1,4 +1,6 @@
-//! The `oracle` command line: `diff`, `sweep`, `merge`, `repro`.
+//! The `oracle` command line: `diff`, `sweep`, `merge`, `repro`, `fuzz`,
+//! `gate`; `diff`/`sweep` with `--engine mainemu` compare mainemu's arms
+//! ([`crate::win32`]).
 //!
 //! Owns argument parsing (clap), progress bars, where files go and exit
 //! statuses (0 exact, 1 diverged or failed, 2 bad input). It must not hold
@@ -125,6 +127,13 @@ pub struct DiffArgs {
     /// Write the repro file here (default out/repro/PROGRAM-ARM-dD.json).
     #[arg(long)]
     pub repro: Option<PathBuf>,
+    /// `toyvm`, `mainemu` (Win32 PE programs, arms l0/l1), or `auto`: mainemu
+    /// for a PE file.
+    #[arg(long, default_value = "auto")]
+    pub engine: String,
+    /// mainemu: evenly spaced sample budgets before the end.
+    #[arg(long, default_value_t = 4)]
+    pub samples: u64,
 }
 
 #[derive(clap::Args)]
@@ -170,6 +179,13 @@ pub struct SweepArgs {
     /// Write a repro file per divergence here (default: `repro/` beside --json).
     #[arg(long)]
     pub repro_dir: Option<PathBuf>,
+    /// `toyvm` (default) or `mainemu`: every PE program under --corpus
+    /// under mainemu's arms (default l0,l1), no arguments.
+    #[arg(long, default_value = "toyvm")]
+    pub engine: String,
+    /// mainemu: evenly spaced sample budgets before each program's end.
+    #[arg(long, default_value_t = 4)]
+    pub samples: u64,
 }
 
 #[derive(clap::Args)]
@@ -235,7 +251,116 @@ fn bar(len: u64, template: &str) -> ProgressBar {
     b
 }
 
+/// One line per mainemu verdict (sweep and diff).
+fn win32_row(v: &crate::win32::Verdict) -> String {
+    let what = match &v.first_difference {
+        None => "exact".to_string(),
+        Some((n, arm, fields)) => {
+            format!("DIVERGED: {arm} at dispatch {n} ({})", fields.join(", "))
+        }
+    };
+    format!(
+        "| {} | {} | {} | {} | {} |",
+        v.program,
+        v.end.dispatches,
+        v.end.ending.lines().next().unwrap_or(""),
+        v.samples.len(),
+        what
+    )
+}
+
+/// `oracle diff --engine mainemu PROGRAM.EXE`: arms l0,l1 by default.
+fn run_diff_win32(a: DiffArgs) -> Result<ExitCode, String> {
+    let arms = crate::win32::parse_arms(a.arms.as_deref().unwrap_or("l0,l1"))?;
+    let prog = crate::win32::Program {
+        exe: PathBuf::from(&a.program),
+        args: a
+            .args
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+    };
+    let budget = a.dispatches.unwrap_or(20_000_000);
+    let v = crate::win32::compare(&prog, &arms, budget, a.samples)?;
+    println!("| program | dispatches | ending | samples | verdict |");
+    println!("|---|---:|---|---:|---|");
+    println!("{}", win32_row(&v));
+    for (n, ok) in &v.samples {
+        println!("  at {n}: {}", if *ok { "equal" } else { "differ" });
+    }
+    Ok(if v.exact() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_DIVERGED)
+    })
+}
+
+/// `oracle sweep --engine mainemu --corpus DIR`.
+fn run_sweep_win32(a: SweepArgs) -> Result<ExitCode, String> {
+    let arms = crate::win32::parse_arms(a.arms.as_deref().unwrap_or("l0,l1"))?;
+    let dir = PathBuf::from(&a.corpus);
+    let progs = crate::win32::corpus(&dir, a.filter.as_deref());
+    if progs.is_empty() {
+        return Err(format!("no PE programs under {}", dir.display()));
+    }
+    let budget = a.dispatches.unwrap_or(20_000_000);
+    let bar = ProgressBar::new(progs.len() as u64);
+    println!("| program | dispatches | ending | samples | verdict |");
+    println!("|---|---:|---|---:|---|");
+    let (mut exact, mut diverged, mut failed) = (0, 0, 0);
+    let mut verdicts = Vec::new();
+    for exe in progs {
+        let prog = crate::win32::Program {
+            exe: exe.clone(),
+            args: Vec::new(),
+        };
+        match crate::win32::compare(&prog, &arms, budget, a.samples) {
+            Ok(v) => {
+                bar.suspend(|| println!("{}", win32_row(&v)));
+                if v.exact() {
+                    exact += 1
+                } else {
+                    diverged += 1
+                }
+                verdicts.push(v);
+            }
+            Err(e) => {
+                failed += 1;
+                bar.suspend(|| println!("| {} | | failed: {e} | | |", exe.display()));
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let total = exact + diverged + failed;
+    if let Some(p) = a.json.parent() {
+        std::fs::create_dir_all(p).ok();
+    }
+    let j = serde_json::to_string_pretty(&verdicts).map_err(|e| e.to_string())?;
+    std::fs::write(&a.json, j + "\n").map_err(|e| format!("{}: {e}", a.json.display()))?;
+    println!("wrote {}", a.json.display());
+    println!("sweep: {total} programs, {exact} exact, {diverged} diverged, {failed} failed");
+    Ok(if diverged + failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_DIVERGED)
+    })
+}
+
 fn run_diff(a: DiffArgs) -> Result<ExitCode, String> {
+    let pe =
+        a.engine == "mainemu" || (a.engine == "auto" && crate::win32::is_pe(Path::new(&a.program)));
+    if pe {
+        return run_diff_win32(a);
+    }
+    if a.engine != "auto" && a.engine != "toyvm" {
+        return Err(format!(
+            "unknown engine `{}` (toyvm, mainemu, auto)",
+            a.engine
+        ));
+    }
     let arms = arm_list(&a.arms)?;
     if arms.len() < 2 {
         return Err("diff needs at least two arms, e.g. --arms l1,only-naive".into());
@@ -377,6 +502,11 @@ fn finish_report(
 }
 
 fn run_sweep(a: SweepArgs) -> Result<ExitCode, String> {
+    match a.engine.as_str() {
+        "mainemu" => return run_sweep_win32(a),
+        "toyvm" => {}
+        e => return Err(format!("unknown engine `{e}` (toyvm, mainemu)")),
+    }
     let arms = arm_list(&a.arms)?;
     let mut o = SweepOptions::new(CorpusSel::parse(&a.corpus), arms);
     o.dispatches = a.dispatches;

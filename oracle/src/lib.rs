@@ -23,3 +23,4 @@ pub mod slicing;
 pub mod spec;
 pub mod state;
 pub mod sweep;
+pub mod win32;
