@@ -1038,8 +1038,21 @@ mod tests {
         m.unmark_code_page(base + 0x1000);
         m.write8(base + 0x1000, 1);
         assert!(m.take_code_writes().is_empty());
+        // A code page made unreadable, or decommitted, is a whole-page code
+        // write (a fetch there faults now); a readable protection is not.
+        m.mark_code(base + 0x1000, 1);
+        m.protect(base + 0x1000, 0x1000, prot::EXECUTE_READ)
+            .unwrap();
+        assert!(m.take_code_writes().is_empty());
+        m.protect(base + 0x1000, 0x1000, prot::NOACCESS).unwrap();
+        let page = |addr| CodeWrite {
+            addr,
+            len: PAGE_SIZE,
+        };
+        assert_eq!(m.take_code_writes(), vec![page(base + 0x1000)]);
         // Decommit clears the mark.
         m.decommit(base + 0x2000, 0x1000).unwrap();
+        assert_eq!(m.take_code_writes(), vec![page(base + 0x2000)]);
         assert!(!m.is_code(base + 0x2000));
     }
 

@@ -182,7 +182,7 @@ impl Cache {
         let mut ops = Vec::new();
         let mut ip = eip;
         let mut end = eip as u64;
-        while ops.len() < MAX_OPS && !in_thunk_area(ip) && !(is_thunk(ip) && !ops.is_empty()) {
+        while ops.len() < MAX_OPS && !in_thunk_area(ip) && (ops.is_empty() || !is_thunk(ip)) {
             let Some(bytes) = mem.fetch_window(ip) else {
                 break;
             };

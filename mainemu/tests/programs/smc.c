@@ -8,6 +8,9 @@
  *           (a store window onto a code page);
  *   data:   two functions and a data area on one page: 1000 stores to the data
  *           area retire nothing, a patch of one function retires only it.
+ *   noaccess (only with the argument "noaccess"): after the phases, the data
+ *           page is made PAGE_NOACCESS and f2 called again: its cached block
+ *           must not run, the fetch faults (an unhandled access violation).
  * Prints each phase's results; L1's retirement count is checked by the tests. */
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +24,7 @@ static unsigned char *rwx(void) {
 
 static void put32(unsigned char *p, unsigned v) { memcpy(p, &v, 4); }
 
-int main(void) {
+int main(int argc, char **argv) {
     /* loop: mov ecx,1000 / xor eax,eax / L: add eax,1 / inc dword [L+1] / dec ecx / jnz L / ret */
     unsigned char *a = rwx();
     unsigned char loop[] = {0xB9, 0xE8, 0x03, 0, 0, 0x31, 0xC0, 0x05, 1, 0, 0, 0,
@@ -67,5 +70,12 @@ int main(void) {
     }
     d[1] = 8;
     printf("data t=%u f1=%d f2=%d\n", t, ((fn)d)(), ((fn)(d + 0x100))());
+    if (argc > 1 && strcmp(argv[1], "noaccess") == 0) {
+        DWORD old;
+        VirtualProtect(d, 4096, PAGE_NOACCESS, &old);
+        printf("protect old=%lx\n", old);
+        fflush(stdout);
+        printf("f2=%d\n", ((fn)(d + 0x100))());
+    }
     return 0;
 }
