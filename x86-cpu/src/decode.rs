@@ -40,7 +40,7 @@ impl Mode {
     /// Flat 32-bit code on the Pentium model: what a Win32 user-mode engine runs.
     pub const FLAT32: Mode = Mode {
         code32: true,
-        isa: Isa::Pentium,
+        isa: Isa::PentiumSse2,
     };
 
     /// The mode the CPU is in now.
@@ -354,7 +354,10 @@ fn build<B: Bus>(ins: &Instruction, p: Prefixes, mode: Mode, op: &mut Op<B>) -> 
     if build_system(ins, p, m, op) {
         return true;
     }
-    mode.isa == Isa::Pentium && build_pentium(ins, m, op)
+    if mode.isa.sse2() && crate::exec::sse::build(ins, op) {
+        return true;
+    }
+    mode.isa.pentium() && build_pentium(ins, m, op)
 }
 
 fn is_cmov(m: M) -> bool {
