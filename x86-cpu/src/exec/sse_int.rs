@@ -115,14 +115,9 @@ pub fn h_int<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
     let s = read(cpu, bus, op, ins, 1)?;
     let x = xmm(ins.op0_register());
     let d = cpu.sse.xmm[x];
-    // Shift count: an immediate, or the low 64 bits of the source.
-    let count = if ins.op_count() > 1 && ins.op_kind(1) == iced_x86::OpKind::Immediate8 {
-        s as u64 & 0xFF
-    } else if s >> 64 != 0 {
-        u64::MAX
-    } else {
-        s as u64
-    };
+    // Shift count: an immediate, or the low 64 bits of the source (the
+    // upper 64 are ignored).
+    let count = s as u64;
     cpu.sse.xmm[x] = match ins.mnemonic() {
         M::Paddb => map2(d, s, 1, u64::wrapping_add),
         M::Paddw => map2(d, s, 2, u64::wrapping_add),
