@@ -50,6 +50,11 @@ pub const CONTEXT_SIZE: u32 = 0x2CC;
 
 /// CONTEXT_i386 | CONTROL | INTEGER | SEGMENTS | FLOATING_POINT.
 pub const CONTEXT_FULL_FLOAT: u32 = 0x1_000F;
+/// CONTEXT_EXTENDED_REGISTERS: the FXSAVE image at ExtendedRegisters (0xCC),
+/// which carries XMM0-7 and MXCSR.
+pub const CONTEXT_EXTENDED: u32 = 0x1_0020;
+/// Offset of ExtendedRegisters (512 bytes, the FXSAVE format).
+const EXTENDED_REGISTERS: usize = 0xCC;
 
 /// An exception as EXCEPTION_RECORD holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,6 +130,23 @@ pub fn record_of_event(ev: &Event, cpu: &Cpu) -> (Record, u32) {
             };
             (at(c, vec![0]), ev.eip)
         }
+        (19, _) => {
+            // #XM: the first unmasked MXCSR flag in the x87's order of
+            // precedence names the exception, as Windows reports it.
+            let mx = cpu.sse.mxcsr;
+            let unmasked = mx & !(mx >> 7) & 0x3F;
+            let c = [
+                (1, code::FLT_INVALID_OPERATION),
+                (4, code::FLT_DIVIDE_BY_ZERO),
+                (8, code::FLT_OVERFLOW),
+                (0x10, code::FLT_UNDERFLOW),
+                (2, code::FLT_DENORMAL_OPERAND),
+            ]
+            .iter()
+            .find(|(bit, _)| unmasked & bit != 0)
+            .map_or(code::FLT_INEXACT_RESULT, |&(_, c)| c);
+            (at(c, vec![0]), ev.eip)
+        }
         (3, EventKind::Trap) => {
             // INT3 (CC): Windows reports the breakpoint's own address.
             (
@@ -182,11 +204,14 @@ pub fn read_record(mem: &Memory, addr: u32) -> Option<Record> {
     })
 }
 
-/// Writes a CONTEXT (control, integer, segment and x87 state) of `cpu`.
+/// Writes a CONTEXT (control, integer, segment, x87 and, as
+/// ExtendedRegisters, XMM/MXCSR state) of `cpu`.
 pub fn write_context(mem: &mut Memory, addr: u32, cpu: &Cpu) -> Option<()> {
     let mut b = vec![0u8; CONTEXT_SIZE as usize];
     let put = |b: &mut Vec<u8>, o: usize, v: u32| b[o..o + 4].copy_from_slice(&v.to_le_bytes());
-    put(&mut b, 0, CONTEXT_FULL_FLOAT);
+    put(&mut b, 0, CONTEXT_FULL_FLOAT | CONTEXT_EXTENDED);
+    b[EXTENDED_REGISTERS..EXTENDED_REGISTERS + 512]
+        .copy_from_slice(&x86_cpu::exec::sse::fxsave_image(cpu));
     let f = &cpu.fpu;
     put(&mut b, 0x1C, f.control as u32 | 0xFFFF_0000);
     put(&mut b, 0x20, f.status_word() as u32 | 0xFFFF_0000);
@@ -222,7 +247,7 @@ pub fn write_context(mem: &mut Memory, addr: u32, cpu: &Cpu) -> Option<()> {
 /// Loads a CONTEXT into `cpu` as NtContinue does (the parts its flags name;
 /// segment registers stay flat).
 pub fn read_context(mem: &Memory, addr: u32, cpu: &mut Cpu) -> Option<()> {
-    let mut b = vec![0u8; 0xCC];
+    let mut b = vec![0u8; CONTEXT_SIZE as usize];
     mem.peek(addr, &mut b)?;
     let g = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
     let flags = g(0);
@@ -257,6 +282,17 @@ pub fn read_context(mem: &Memory, addr: u32, cpu: &mut Cpu) -> Option<()> {
             let v = x86_cpu::fpu::F80::from_le_bytes(b[o..o + 10].try_into().expect("10 bytes"));
             let p = f.phys(i);
             f.regs[p] = v;
+        }
+    }
+    if flags & 0x20 != 0 {
+        // XMM0-7 and MXCSR from ExtendedRegisters (the x87 part came from
+        // FloatSave above); reserved MXCSR bits are dropped.
+        let x = &b[EXTENDED_REGISTERS..];
+        let mx = u32::from_le_bytes(x[24..28].try_into().expect("4 bytes"));
+        cpu.sse.mxcsr = mx & x86_cpu::sse::MXCSR_MASK;
+        for i in 0..8 {
+            let o = 160 + 16 * i;
+            cpu.sse.xmm[i] = u128::from_le_bytes(x[o..o + 16].try_into().expect("16 bytes"));
         }
     }
     Some(())

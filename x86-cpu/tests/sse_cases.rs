@@ -26,7 +26,10 @@ impl Ram {
             return false;
         }
         if a < 0x1000 || a as usize >= MEM {
-            self.fault = Some(MemFault { addr: a, access: acc });
+            self.fault = Some(MemFault {
+                addr: a,
+                access: acc,
+            });
             return false;
         }
         true
@@ -130,7 +133,15 @@ const FTZ: u32 = 0x8000;
 const HI: u128 = 0xDEAD_BEEF_0000_1111 << 64;
 const THIRD: u128 = 0x3FD5_5555_5555_5555;
 
-fn c(name: &'static str, code: Asm, x0: u128, x1: u128, mxcsr: u32, want0: u128, want_mxcsr: u32) -> Case {
+fn c(
+    name: &'static str,
+    code: Asm,
+    x0: u128,
+    x1: u128,
+    mxcsr: u32,
+    want0: u128,
+    want_mxcsr: u32,
+) -> Case {
     Case {
         name,
         code,
@@ -146,64 +157,504 @@ fn cases() -> Vec<Case> {
     vec![
         // Logic and moves.
         c("xorps self", |a| a.xorps(xmm0, xmm0), !0, 0, M, 0, M),
-        c("andnpd", |a| a.andnpd(xmm0, xmm1), 0xF0F0, 0xFFFF, M, 0x0F0F, M),
-        c("por", |a| a.por(xmm0, xmm1), 0xF0 << 100, 0x0F, M, 0xF0 << 100 | 0x0F, M),
-        c("movss reg keeps upper", |a| a.movss(xmm0, xmm1), !0, 0x1234_5678 | 0xAB << 64, M, !0u128 << 32 | 0x1234_5678, M),
-        c("movsd reg keeps upper", |a| a.movsd_2(xmm0, xmm1), HI | 7, 0x1122_3344_5566_7788, M, HI | 0x1122_3344_5566_7788, M),
-        c("movhlps", |a| a.movhlps(xmm0, xmm1), HI | 1, 0xAAAA << 64 | 5, M, HI | 0xAAAA, M),
-        c("movlhps", |a| a.movlhps(xmm0, xmm1), HI | 1, 0xAAAA << 64 | 5, M, 5 << 64 | 1, M),
-        c("shufps 0x1B", |a| a.shufps(xmm0, xmm1, 0x1B), 0x4444_4444_3333_3333_2222_2222_1111_1111, 0x8888_8888_7777_7777_6666_6666_5555_5555, M, 0x5555_5555_6666_6666_3333_3333_4444_4444, M),
-        c("unpcklps", |a| a.unpcklps(xmm0, xmm1), 0x4444_4444_3333_3333_2222_2222_1111_1111, 0x8888_8888_7777_7777_6666_6666_5555_5555, M, 0x6666_6666_2222_2222_5555_5555_1111_1111, M),
+        c(
+            "andnpd",
+            |a| a.andnpd(xmm0, xmm1),
+            0xF0F0,
+            0xFFFF,
+            M,
+            0x0F0F,
+            M,
+        ),
+        c(
+            "por",
+            |a| a.por(xmm0, xmm1),
+            0xF0 << 100,
+            0x0F,
+            M,
+            0xF0 << 100 | 0x0F,
+            M,
+        ),
+        c(
+            "movss reg keeps upper",
+            |a| a.movss(xmm0, xmm1),
+            !0,
+            0x1234_5678 | 0xAB << 64,
+            M,
+            !0u128 << 32 | 0x1234_5678,
+            M,
+        ),
+        c(
+            "movsd reg keeps upper",
+            |a| a.movsd_2(xmm0, xmm1),
+            HI | 7,
+            0x1122_3344_5566_7788,
+            M,
+            HI | 0x1122_3344_5566_7788,
+            M,
+        ),
+        c(
+            "movhlps",
+            |a| a.movhlps(xmm0, xmm1),
+            HI | 1,
+            0xAAAA << 64 | 5,
+            M,
+            HI | 0xAAAA,
+            M,
+        ),
+        c(
+            "movlhps",
+            |a| a.movlhps(xmm0, xmm1),
+            HI | 1,
+            0xAAAA << 64 | 5,
+            M,
+            5 << 64 | 1,
+            M,
+        ),
+        c(
+            "shufps 0x1B",
+            |a| a.shufps(xmm0, xmm1, 0x1B),
+            0x4444_4444_3333_3333_2222_2222_1111_1111,
+            0x8888_8888_7777_7777_6666_6666_5555_5555,
+            M,
+            0x5555_5555_6666_6666_3333_3333_4444_4444,
+            M,
+        ),
+        c(
+            "unpcklps",
+            |a| a.unpcklps(xmm0, xmm1),
+            0x4444_4444_3333_3333_2222_2222_1111_1111,
+            0x8888_8888_7777_7777_6666_6666_5555_5555,
+            M,
+            0x6666_6666_2222_2222_5555_5555_1111_1111,
+            M,
+        ),
         // Packed integer.
-        c("paddb wraps", |a| a.paddb(xmm0, xmm1), 0x0102030405060708090A0B0C0D0E0FFF, 0x0101_0101_0101_0101_0101_0101_0101_0101, M, 0x02030405060708090A0B0C0D0E0F1000, M),
-        c("paddusb saturates", |a| a.paddusb(xmm0, xmm1), 0x0102030405060708090A0B0C0D0E0FFF, 0x0101_0101_0101_0101_0101_0101_0101_0101, M, 0x02030405060708090A0B0C0D0E0F10FF, M),
-        c("psubsw saturates", |a| a.psubsw(xmm0, xmm1), 0x0001_0001_0001_0001_0001_0001_0001_8000, 0x0001_0001_0001_0001_0001_0001_0001_0001, M, 0x8000, M),
-        c("pcmpeqb", |a| a.pcmpeqb(xmm0, xmm1), 0x0102030405060708090A0B0C0D0E0F10, 0x0102030400000000090A0B0C00000000, M, 0xFFFFFFFF00000000FFFFFFFF00000000, M),
-        c("psrldq 3", |a| a.psrldq(xmm0, 3), 0x0102030405060708090A0B0C0D0E0F10, 0, M, 0x0000000102030405060708090A0B0C0D, M),
-        c("pslldq 3", |a| a.pslldq(xmm0, 3), 0x0102030405060708090A0B0C0D0E0F10, 0, M, 0x0405060708090A0B0C0D0E0F10000000, M),
-        c("psraw 20 fills with the sign", |a| a.psraw(xmm0, 20), 0x8000_7FFF_0001_FFFF_0000_1234_F000_0F00, 0, M, 0xFFFF_0000_0000_FFFF_0000_0000_FFFF_0000, M),
-        c("psllq by xmm (upper half ignored)", |a| a.psllq(xmm0, xmm1), 1 << 64 | 1, 0xFFFF << 64 | 4, M, 16 << 64 | 16, M),
-        c("pshufd 0x1B", |a| a.pshufd(xmm0, xmm1, 0x1B), 0, 0x0102030405060708090A0B0C0D0E0F10, M, 0x0D0E0F10_090A0B0C_05060708_01020304, M),
-        c("punpcklbw", |a| a.punpcklbw(xmm0, xmm1), 0x1122334455667788, 0xAABBCCDDEEFF0011, M, 0xAA11BB22CC33DD44EE55FF6600771188, M),
-        c("packuswb", |a| a.packuswb(xmm0, xmm1), 0x007F_FFFF_00FF_0100, 0, M, 0x7F00FFFF, M),
-        c("pmuludq", |a| a.pmuludq(xmm0, xmm1), 2 << 64 | 0xFFFF_FFFF, 3 << 64 | 0xFFFF_FFFF, M, 6 << 64 | 0xFFFF_FFFE_0000_0001, M),
-        c("pmaddwd -32768² twice wraps", |a| a.pmaddwd(xmm0, xmm1), 0x8000_8000_8000_8000_8000_8000_8000_8000, 0x8000_8000_8000_8000_8000_8000_8000_8000, M, 0x8000_0000_8000_0000_8000_0000_8000_0000, M),
-        c("psadbw", |a| a.psadbw(xmm0, xmm1), 0, 0x0101_0101_0101_0101_FFFF_FFFF_FFFF_FFFF, M, 8 << 64 | 0x7F8, M),
+        c(
+            "paddb wraps",
+            |a| a.paddb(xmm0, xmm1),
+            0x0102030405060708090A0B0C0D0E0FFF,
+            0x0101_0101_0101_0101_0101_0101_0101_0101,
+            M,
+            0x02030405060708090A0B0C0D0E0F1000,
+            M,
+        ),
+        c(
+            "paddusb saturates",
+            |a| a.paddusb(xmm0, xmm1),
+            0x0102030405060708090A0B0C0D0E0FFF,
+            0x0101_0101_0101_0101_0101_0101_0101_0101,
+            M,
+            0x02030405060708090A0B0C0D0E0F10FF,
+            M,
+        ),
+        c(
+            "psubsw saturates",
+            |a| a.psubsw(xmm0, xmm1),
+            0x0001_0001_0001_0001_0001_0001_0001_8000,
+            0x0001_0001_0001_0001_0001_0001_0001_0001,
+            M,
+            0x8000,
+            M,
+        ),
+        c(
+            "pcmpeqb",
+            |a| a.pcmpeqb(xmm0, xmm1),
+            0x0102030405060708090A0B0C0D0E0F10,
+            0x0102030400000000090A0B0C00000000,
+            M,
+            0xFFFFFFFF00000000FFFFFFFF00000000,
+            M,
+        ),
+        c(
+            "psrldq 3",
+            |a| a.psrldq(xmm0, 3),
+            0x0102030405060708090A0B0C0D0E0F10,
+            0,
+            M,
+            0x0000000102030405060708090A0B0C0D,
+            M,
+        ),
+        c(
+            "pslldq 3",
+            |a| a.pslldq(xmm0, 3),
+            0x0102030405060708090A0B0C0D0E0F10,
+            0,
+            M,
+            0x0405060708090A0B0C0D0E0F10000000,
+            M,
+        ),
+        c(
+            "psraw 20 fills with the sign",
+            |a| a.psraw(xmm0, 20),
+            0x8000_7FFF_0001_FFFF_0000_1234_F000_0F00,
+            0,
+            M,
+            0xFFFF_0000_0000_FFFF_0000_0000_FFFF_0000,
+            M,
+        ),
+        c(
+            "psllq by xmm (upper half ignored)",
+            |a| a.psllq(xmm0, xmm1),
+            1 << 64 | 1,
+            0xFFFF << 64 | 4,
+            M,
+            16 << 64 | 16,
+            M,
+        ),
+        c(
+            "pshufd 0x1B",
+            |a| a.pshufd(xmm0, xmm1, 0x1B),
+            0,
+            0x0102030405060708090A0B0C0D0E0F10,
+            M,
+            0x0D0E0F10_090A0B0C_05060708_01020304,
+            M,
+        ),
+        c(
+            "punpcklbw",
+            |a| a.punpcklbw(xmm0, xmm1),
+            0x1122334455667788,
+            0xAABBCCDDEEFF0011,
+            M,
+            0xAA11BB22CC33DD44EE55FF6600771188,
+            M,
+        ),
+        c(
+            "packuswb",
+            |a| a.packuswb(xmm0, xmm1),
+            0x007F_FFFF_00FF_0100,
+            0,
+            M,
+            0x7F00FFFF,
+            M,
+        ),
+        c(
+            "pmuludq",
+            |a| a.pmuludq(xmm0, xmm1),
+            2 << 64 | 0xFFFF_FFFF,
+            3 << 64 | 0xFFFF_FFFF,
+            M,
+            6 << 64 | 0xFFFF_FFFE_0000_0001,
+            M,
+        ),
+        c(
+            "pmaddwd -32768² twice wraps",
+            |a| a.pmaddwd(xmm0, xmm1),
+            0x8000_8000_8000_8000_8000_8000_8000_8000,
+            0x8000_8000_8000_8000_8000_8000_8000_8000,
+            M,
+            0x8000_0000_8000_0000_8000_0000_8000_0000,
+            M,
+        ),
+        c(
+            "psadbw",
+            |a| a.psadbw(xmm0, xmm1),
+            0,
+            0x0101_0101_0101_0101_FFFF_FFFF_FFFF_FFFF,
+            M,
+            8 << 64 | 0x7F8,
+            M,
+        ),
         // Scalar double arithmetic, rounding control, flags.
-        c("addsd 1+2", |a| a.addsd(xmm0, xmm1), HI | 0x3FF0_0000_0000_0000, 0x4000_0000_0000_0000, M, HI | 0x4008_0000_0000_0000, M),
-        c("divsd 1/3 nearest", |a| a.divsd(xmm0, xmm1), HI | 0x3FF0_0000_0000_0000, 0x4008_0000_0000_0000, M, HI | THIRD, M | PE),
-        c("divsd 1/3 up", |a| a.divsd(xmm0, xmm1), HI | 0x3FF0_0000_0000_0000, 0x4008_0000_0000_0000, M | RC_UP, HI | (THIRD + 1), M | RC_UP | PE),
-        c("divsd -1/3 down", |a| a.divsd(xmm0, xmm1), HI | 0xBFF0_0000_0000_0000, 0x4008_0000_0000_0000, M | RC_DOWN, HI | 0xBFD5_5555_5555_5556, M | RC_DOWN | PE),
-        c("divss 1/3 nearest", |a| a.divss(xmm0, xmm1), 0x3F80_0000, 0x4040_0000, M, 0x3EAA_AAAB, M | PE),
-        c("divss 1/3 toward zero", |a| a.divss(xmm0, xmm1), 0x3F80_0000, 0x4040_0000, M | RC_ZERO, 0x3EAA_AAAA, M | RC_ZERO | PE),
-        c("divss 1/0", |a| a.divss(xmm0, xmm1), 0x3F80_0000, 0, M, 0x7F80_0000, M | ZE),
-        c("divss 0/0 indefinite", |a| a.divss(xmm0, xmm1), 0, 0, M, 0xFFC0_0000, M | IE),
-        c("sqrtsd 2", |a| a.sqrtsd(xmm0, xmm1), HI, 0x4000_0000_0000_0000, M, HI | 0x3FF6_A09E_667F_3BCD, M | PE),
-        c("sqrtsd -1", |a| a.sqrtsd(xmm0, xmm1), HI, 0xBFF0_0000_0000_0000, M, HI | 0xFFF8_0000_0000_0000, M | IE),
-        c("mulsd overflow", |a| a.mulsd(xmm0, xmm1), 0x7FE1_CCF3_85EB_C8A0, 0x4024_0000_0000_0000, M, 0x7FF0_0000_0000_0000, M | OE | PE),
-        c("mulsd overflow toward zero", |a| a.mulsd(xmm0, xmm1), 0x7FE1_CCF3_85EB_C8A0, 0x4024_0000_0000_0000, M | RC_ZERO, 0x7FEF_FFFF_FFFF_FFFF, M | RC_ZERO | OE | PE),
-        c("mulsd exact denormal: no UE", |a| a.mulsd(xmm0, xmm1), 0x0010_0000_0000_0000, 0x3FE0_0000_0000_0000, M, 0x0008_0000_0000_0000, M),
-        c("mulsd tiny inexact: UE PE", |a| a.mulsd(xmm0, xmm1), 0x0010_0000_0000_0001, 0x3FE0_0000_0000_0000, M, 0x0008_0000_0000_0000, M | UE | PE),
-        c("mulsd tiny under FTZ: +0", |a| a.mulsd(xmm0, xmm1), 0x0010_0000_0000_0001, 0x3FE0_0000_0000_0000, M | FTZ, 0, M | FTZ | UE | PE),
-        c("addsd denormal: DE", |a| a.addsd(xmm0, xmm1), 1, 0, M, 1, M | DE),
-        c("addsd denormal under DAZ: 0, no DE", |a| a.addsd(xmm0, xmm1), 1, 0, M | DAZ, 0, M | DAZ),
-        c("addsd SNaN + 1: quiet, IE", |a| a.addsd(xmm0, xmm1), 0x7FF0_0000_0000_0001, 0x3FF0_0000_0000_0000, M, 0x7FF8_0000_0000_0001, M | IE),
-        c("addsd 1 + QNaN: the NaN, no IE", |a| a.addsd(xmm0, xmm1), 0x3FF0_0000_0000_0000, 0xFFF8_0000_0000_0042, M, 0xFFF8_0000_0000_0042, M),
-        c("addsd two NaNs: the first", |a| a.addsd(xmm0, xmm1), 0x7FF8_0000_0000_0001, 0x7FF8_0000_0000_0002, M, 0x7FF8_0000_0000_0001, M),
-        c("minsd NaN first: the second, IE", |a| a.minsd(xmm0, xmm1), 0x7FF8_0000_0000_0000, 0x4000_0000_0000_0000, M, 0x4000_0000_0000_0000, M | IE),
-        c("maxsd +0, -0: the second", |a| a.maxsd(xmm0, xmm1), 0, 0x8000_0000_0000_0000, M, 0x8000_0000_0000_0000, M),
-        c("subpd x - x = +0, -0 rounding down", |a| a.subpd(xmm0, xmm1), 0x3FF0_0000_0000_0000 << 64 | 0x3FF0_0000_0000_0000, 0x3FF0_0000_0000_0000 << 64 | 0x3FF0_0000_0000_0000, M | RC_DOWN, 0x8000_0000_0000_0000 << 64 | 0x8000_0000_0000_0000, M | RC_DOWN),
-        c("mulps lanes", |a| a.mulps(xmm0, xmm1), 0x4000_0000_4040_0000_3F80_0000_BF80_0000, 0x4000_0000_4000_0000_4000_0000_4000_0000, M, 0x4080_0000_40C0_0000_4000_0000_C000_0000, M),
-        c("cmpltpd", |a| a.cmppd(xmm0, xmm1, 1), 0x3FF0_0000_0000_0000 << 64 | 0x4000_0000_0000_0000, 0x4000_0000_0000_0000 << 64 | 0x3FF0_0000_0000_0000, M, (u64::MAX as u128) << 64, M),
-        c("cmpunordss QNaN: no IE", |a| a.cmpss(xmm0, xmm1, 3), HI | 0x7FC0_0000, 0, M, HI | 0xFFFF_FFFF, M),
-        c("cmpltss QNaN: IE", |a| a.cmpss(xmm0, xmm1, 1), HI | 0x7FC0_0000, 0, M, HI, M | IE),
+        c(
+            "addsd 1+2",
+            |a| a.addsd(xmm0, xmm1),
+            HI | 0x3FF0_0000_0000_0000,
+            0x4000_0000_0000_0000,
+            M,
+            HI | 0x4008_0000_0000_0000,
+            M,
+        ),
+        c(
+            "divsd 1/3 nearest",
+            |a| a.divsd(xmm0, xmm1),
+            HI | 0x3FF0_0000_0000_0000,
+            0x4008_0000_0000_0000,
+            M,
+            HI | THIRD,
+            M | PE,
+        ),
+        c(
+            "divsd 1/3 up",
+            |a| a.divsd(xmm0, xmm1),
+            HI | 0x3FF0_0000_0000_0000,
+            0x4008_0000_0000_0000,
+            M | RC_UP,
+            HI | (THIRD + 1),
+            M | RC_UP | PE,
+        ),
+        c(
+            "divsd -1/3 down",
+            |a| a.divsd(xmm0, xmm1),
+            HI | 0xBFF0_0000_0000_0000,
+            0x4008_0000_0000_0000,
+            M | RC_DOWN,
+            HI | 0xBFD5_5555_5555_5556,
+            M | RC_DOWN | PE,
+        ),
+        c(
+            "divss 1/3 nearest",
+            |a| a.divss(xmm0, xmm1),
+            0x3F80_0000,
+            0x4040_0000,
+            M,
+            0x3EAA_AAAB,
+            M | PE,
+        ),
+        c(
+            "divss 1/3 toward zero",
+            |a| a.divss(xmm0, xmm1),
+            0x3F80_0000,
+            0x4040_0000,
+            M | RC_ZERO,
+            0x3EAA_AAAA,
+            M | RC_ZERO | PE,
+        ),
+        c(
+            "divss 1/0",
+            |a| a.divss(xmm0, xmm1),
+            0x3F80_0000,
+            0,
+            M,
+            0x7F80_0000,
+            M | ZE,
+        ),
+        c(
+            "divss 0/0 indefinite",
+            |a| a.divss(xmm0, xmm1),
+            0,
+            0,
+            M,
+            0xFFC0_0000,
+            M | IE,
+        ),
+        c(
+            "sqrtsd 2",
+            |a| a.sqrtsd(xmm0, xmm1),
+            HI,
+            0x4000_0000_0000_0000,
+            M,
+            HI | 0x3FF6_A09E_667F_3BCD,
+            M | PE,
+        ),
+        c(
+            "sqrtsd -1",
+            |a| a.sqrtsd(xmm0, xmm1),
+            HI,
+            0xBFF0_0000_0000_0000,
+            M,
+            HI | 0xFFF8_0000_0000_0000,
+            M | IE,
+        ),
+        c(
+            "mulsd overflow",
+            |a| a.mulsd(xmm0, xmm1),
+            0x7FE1_CCF3_85EB_C8A0,
+            0x4024_0000_0000_0000,
+            M,
+            0x7FF0_0000_0000_0000,
+            M | OE | PE,
+        ),
+        c(
+            "mulsd overflow toward zero",
+            |a| a.mulsd(xmm0, xmm1),
+            0x7FE1_CCF3_85EB_C8A0,
+            0x4024_0000_0000_0000,
+            M | RC_ZERO,
+            0x7FEF_FFFF_FFFF_FFFF,
+            M | RC_ZERO | OE | PE,
+        ),
+        c(
+            "mulsd exact denormal: no UE",
+            |a| a.mulsd(xmm0, xmm1),
+            0x0010_0000_0000_0000,
+            0x3FE0_0000_0000_0000,
+            M,
+            0x0008_0000_0000_0000,
+            M,
+        ),
+        c(
+            "mulsd tiny inexact: UE PE",
+            |a| a.mulsd(xmm0, xmm1),
+            0x0010_0000_0000_0001,
+            0x3FE0_0000_0000_0000,
+            M,
+            0x0008_0000_0000_0000,
+            M | UE | PE,
+        ),
+        c(
+            "mulsd tiny under FTZ: +0",
+            |a| a.mulsd(xmm0, xmm1),
+            0x0010_0000_0000_0001,
+            0x3FE0_0000_0000_0000,
+            M | FTZ,
+            0,
+            M | FTZ | UE | PE,
+        ),
+        c(
+            "addsd denormal: DE",
+            |a| a.addsd(xmm0, xmm1),
+            1,
+            0,
+            M,
+            1,
+            M | DE,
+        ),
+        c(
+            "addsd denormal under DAZ: 0, no DE",
+            |a| a.addsd(xmm0, xmm1),
+            1,
+            0,
+            M | DAZ,
+            0,
+            M | DAZ,
+        ),
+        c(
+            "addsd SNaN + 1: quiet, IE",
+            |a| a.addsd(xmm0, xmm1),
+            0x7FF0_0000_0000_0001,
+            0x3FF0_0000_0000_0000,
+            M,
+            0x7FF8_0000_0000_0001,
+            M | IE,
+        ),
+        c(
+            "addsd 1 + QNaN: the NaN, no IE",
+            |a| a.addsd(xmm0, xmm1),
+            0x3FF0_0000_0000_0000,
+            0xFFF8_0000_0000_0042,
+            M,
+            0xFFF8_0000_0000_0042,
+            M,
+        ),
+        c(
+            "addsd two NaNs: the first",
+            |a| a.addsd(xmm0, xmm1),
+            0x7FF8_0000_0000_0001,
+            0x7FF8_0000_0000_0002,
+            M,
+            0x7FF8_0000_0000_0001,
+            M,
+        ),
+        c(
+            "minsd NaN first: the second, IE",
+            |a| a.minsd(xmm0, xmm1),
+            0x7FF8_0000_0000_0000,
+            0x4000_0000_0000_0000,
+            M,
+            0x4000_0000_0000_0000,
+            M | IE,
+        ),
+        c(
+            "maxsd +0, -0: the second",
+            |a| a.maxsd(xmm0, xmm1),
+            0,
+            0x8000_0000_0000_0000,
+            M,
+            0x8000_0000_0000_0000,
+            M,
+        ),
+        c(
+            "subpd x - x = +0, -0 rounding down",
+            |a| a.subpd(xmm0, xmm1),
+            0x3FF0_0000_0000_0000 << 64 | 0x3FF0_0000_0000_0000,
+            0x3FF0_0000_0000_0000 << 64 | 0x3FF0_0000_0000_0000,
+            M | RC_DOWN,
+            0x8000_0000_0000_0000 << 64 | 0x8000_0000_0000_0000,
+            M | RC_DOWN,
+        ),
+        c(
+            "mulps lanes",
+            |a| a.mulps(xmm0, xmm1),
+            0x4000_0000_4040_0000_3F80_0000_BF80_0000,
+            0x4000_0000_4000_0000_4000_0000_4000_0000,
+            M,
+            0x4080_0000_40C0_0000_4000_0000_C000_0000,
+            M,
+        ),
+        c(
+            "cmpltpd",
+            |a| a.cmppd(xmm0, xmm1, 1),
+            0x3FF0_0000_0000_0000 << 64 | 0x4000_0000_0000_0000,
+            0x4000_0000_0000_0000 << 64 | 0x3FF0_0000_0000_0000,
+            M,
+            (u64::MAX as u128) << 64,
+            M,
+        ),
+        c(
+            "cmpunordss QNaN: no IE",
+            |a| a.cmpss(xmm0, xmm1, 3),
+            HI | 0x7FC0_0000,
+            0,
+            M,
+            HI | 0xFFFF_FFFF,
+            M,
+        ),
+        c(
+            "cmpltss QNaN: IE",
+            |a| a.cmpss(xmm0, xmm1, 1),
+            HI | 0x7FC0_0000,
+            0,
+            M,
+            HI,
+            M | IE,
+        ),
         // Conversions.
-        c("cvtsd2ss 1/3", |a| a.cvtsd2ss(xmm0, xmm1), HI, THIRD, M, HI | 0x3EAA_AAAB, M | PE),
-        c("cvtss2sd SNaN", |a| a.cvtss2sd(xmm0, xmm1), HI, 0x7F80_0001, M, HI | 0x7FF8_0000_2000_0000, M | IE),
-        c("cvtps2pd", |a| a.cvtps2pd(xmm0, xmm1), 0, 0xBF80_0000_3FC0_0000, M, 0xBFF0_0000_0000_0000 << 64 | 0x3FF8_0000_0000_0000, M),
-        c("cvtdq2pd", |a| a.cvtdq2pd(xmm0, xmm1), !0, 0xFFFF_FFFB_0000_0003, M, 0xC014_0000_0000_0000 << 64 | 0x4008_0000_0000_0000, M),
-        c("cvttps2dq out of range", |a| a.cvttps2dq(xmm0, xmm1), 0, 0x7FC0_0000_4F00_0000_C02C_CCCD_402C_CCCD, M, 0x8000_0000_8000_0000_FFFF_FFFE_0000_0002, M | IE | PE),
-        c("cvtpd2ps zeroes the upper half", |a| a.cvtpd2ps(xmm0, xmm1), !0, 0x4000_0000_0000_0000 << 64 | 0x3FF0_0000_0000_0000, M, 0x4000_0000_3F80_0000, M),
+        c(
+            "cvtsd2ss 1/3",
+            |a| a.cvtsd2ss(xmm0, xmm1),
+            HI,
+            THIRD,
+            M,
+            HI | 0x3EAA_AAAB,
+            M | PE,
+        ),
+        c(
+            "cvtss2sd SNaN",
+            |a| a.cvtss2sd(xmm0, xmm1),
+            HI,
+            0x7F80_0001,
+            M,
+            HI | 0x7FF8_0000_2000_0000,
+            M | IE,
+        ),
+        c(
+            "cvtps2pd",
+            |a| a.cvtps2pd(xmm0, xmm1),
+            0,
+            0xBF80_0000_3FC0_0000,
+            M,
+            0xBFF0_0000_0000_0000 << 64 | 0x3FF8_0000_0000_0000,
+            M,
+        ),
+        c(
+            "cvtdq2pd",
+            |a| a.cvtdq2pd(xmm0, xmm1),
+            !0,
+            0xFFFF_FFFB_0000_0003,
+            M,
+            0xC014_0000_0000_0000 << 64 | 0x4008_0000_0000_0000,
+            M,
+        ),
+        c(
+            "cvttps2dq out of range",
+            |a| a.cvttps2dq(xmm0, xmm1),
+            0,
+            0x7FC0_0000_4F00_0000_C02C_CCCD_402C_CCCD,
+            M,
+            0x8000_0000_8000_0000_FFFF_FFFE_0000_0002,
+            M | IE | PE,
+        ),
+        c(
+            "cvtpd2ps zeroes the upper half",
+            |a| a.cvtpd2ps(xmm0, xmm1),
+            !0,
+            0x4000_0000_0000_0000 << 64 | 0x3FF0_0000_0000_0000,
+            M,
+            0x4000_0000_3F80_0000,
+            M,
+        ),
     ]
 }
 
@@ -216,14 +667,23 @@ fn sse_case_table() {
             cpu.sse.xmm[1] = k.x1;
             cpu.sse.mxcsr = k.mxcsr;
         });
-        if ev.is_some() || cpu.sse.xmm[0] != k.want0 || cpu.sse.mxcsr != k.want_mxcsr || cpu.sse.xmm[1] != k.x1 {
+        if ev.is_some()
+            || cpu.sse.xmm[0] != k.want0
+            || cpu.sse.mxcsr != k.want_mxcsr
+            || cpu.sse.xmm[1] != k.x1
+        {
             bad.push(format!(
                 "{}: event {ev:?} xmm0 {:032x} (want {:032x}) mxcsr {:04x} (want {:04x})",
                 k.name, cpu.sse.xmm[0], k.want0, cpu.sse.mxcsr, k.want_mxcsr
             ));
         }
     }
-    assert!(bad.is_empty(), "{} cases differ:\n{}", bad.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} cases differ:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }
 
 /// Results in general registers and EFLAGS.
@@ -235,18 +695,126 @@ fn sse_to_gpr_and_eflags() {
     let arith = 0x8D5;
     // (code, xmm0, xmm1, mxcsr, EAX after, EFLAGS & arith after, MXCSR after)
     let table: Vec<(&str, Asm, u128, u128, u32, u32, u32, u32)> = vec![
-        ("comisd 1 < 2", |a| a.comisd(xmm0, xmm1), 0x3FF0_0000_0000_0000, 0x4000_0000_0000_0000, M, 0, cf, M),
-        ("comisd 2 = 2", |a| a.comisd(xmm0, xmm1), 0x4000_0000_0000_0000, 0x4000_0000_0000_0000, M, 0, zf, M),
-        ("comisd QNaN: unordered, IE", |a| a.comisd(xmm0, xmm1), 0x7FF8_0000_0000_0000, 0, M, 0, zf | pf | cf, M | IE),
-        ("ucomiss QNaN: unordered, no IE", |a| a.ucomiss(xmm0, xmm1), 0x7FC0_0000, 0, M, 0, zf | pf | cf, M),
-        ("cvttsd2si 2.7", |a| a.cvttsd2si(eax, xmm1), 0, 0x4005_9999_9999_999A, M, 2, 0, M | PE),
-        ("cvtsd2si -2.5 nearest even", |a| a.cvtsd2si(eax, xmm1), 0, 0xC004_0000_0000_0000, M, 0xFFFF_FFFE, 0, M | PE),
-        ("cvtsd2si 3e9 indefinite", |a| a.cvtsd2si(eax, xmm1), 0, 0x41E6_5A0B_C000_0000, M, 0x8000_0000, 0, M | IE),
-        ("cvtss2si 2.5 up", |a| a.cvtss2si(eax, xmm1), 0, 0x4020_0000, M | RC_UP, 3, 0, M | RC_UP | PE),
-        ("movmskps", |a| a.movmskps(eax, xmm1), 0, 0x8000_0000_0000_0000_8000_0000_7FFF_FFFF, M, 0b1010, 0, M),
-        ("pmovmskb", |a| a.pmovmskb(eax, xmm1), 0, 0xFFFFFFFF00000000FFFFFFFF00000000, M, 0xF0F0, 0, M),
-        ("movd eax, xmm", |a| a.movd(eax, xmm1), 0, 0x1234_5678_9ABC_DEF0, M, 0x9ABC_DEF0, 0, M),
-        ("pextrw 5", |a| a.pextrw(eax, xmm1, 5), 0, 0x1111_2222_3333_4444_5555_6666_7777_8888, M, 0x3333, 0, M),
+        (
+            "comisd 1 < 2",
+            |a| a.comisd(xmm0, xmm1),
+            0x3FF0_0000_0000_0000,
+            0x4000_0000_0000_0000,
+            M,
+            0,
+            cf,
+            M,
+        ),
+        (
+            "comisd 2 = 2",
+            |a| a.comisd(xmm0, xmm1),
+            0x4000_0000_0000_0000,
+            0x4000_0000_0000_0000,
+            M,
+            0,
+            zf,
+            M,
+        ),
+        (
+            "comisd QNaN: unordered, IE",
+            |a| a.comisd(xmm0, xmm1),
+            0x7FF8_0000_0000_0000,
+            0,
+            M,
+            0,
+            zf | pf | cf,
+            M | IE,
+        ),
+        (
+            "ucomiss QNaN: unordered, no IE",
+            |a| a.ucomiss(xmm0, xmm1),
+            0x7FC0_0000,
+            0,
+            M,
+            0,
+            zf | pf | cf,
+            M,
+        ),
+        (
+            "cvttsd2si 2.7",
+            |a| a.cvttsd2si(eax, xmm1),
+            0,
+            0x4005_9999_9999_999A,
+            M,
+            2,
+            0,
+            M | PE,
+        ),
+        (
+            "cvtsd2si -2.5 nearest even",
+            |a| a.cvtsd2si(eax, xmm1),
+            0,
+            0xC004_0000_0000_0000,
+            M,
+            0xFFFF_FFFE,
+            0,
+            M | PE,
+        ),
+        (
+            "cvtsd2si 3e9 indefinite",
+            |a| a.cvtsd2si(eax, xmm1),
+            0,
+            0x41E6_5A0B_C000_0000,
+            M,
+            0x8000_0000,
+            0,
+            M | IE,
+        ),
+        (
+            "cvtss2si 2.5 up",
+            |a| a.cvtss2si(eax, xmm1),
+            0,
+            0x4020_0000,
+            M | RC_UP,
+            3,
+            0,
+            M | RC_UP | PE,
+        ),
+        (
+            "movmskps",
+            |a| a.movmskps(eax, xmm1),
+            0,
+            0x8000_0000_0000_0000_8000_0000_7FFF_FFFF,
+            M,
+            0b1010,
+            0,
+            M,
+        ),
+        (
+            "pmovmskb",
+            |a| a.pmovmskb(eax, xmm1),
+            0,
+            0xFFFFFFFF00000000FFFFFFFF00000000,
+            M,
+            0xF0F0,
+            0,
+            M,
+        ),
+        (
+            "movd eax, xmm",
+            |a| a.movd(eax, xmm1),
+            0,
+            0x1234_5678_9ABC_DEF0,
+            M,
+            0x9ABC_DEF0,
+            0,
+            M,
+        ),
+        (
+            "pextrw 5",
+            |a| a.pextrw(eax, xmm1, 5),
+            0,
+            0x1111_2222_3333_4444_5555_6666_7777_8888,
+            M,
+            0x3333,
+            0,
+            M,
+        ),
     ];
     for (name, code, x0, x1, mx, want_eax, fl, want_mx) in table {
         let (cpu, _, ev) = run(code, &|cpu, _| {
@@ -270,7 +838,9 @@ fn sse_to_gpr_and_eflags() {
     });
     assert_eq!(cpu.sse.xmm[0], HI | 0xC014_0000_0000_0000);
     // 2^24 + 1 rounds to 2^24 (even), inexact.
-    let (cpu, _, _) = run(|a| a.cvtsi2ss(xmm0, eax), &|cpu, _| cpu.regs[0] = 16_777_217);
+    let (cpu, _, _) = run(|a| a.cvtsi2ss(xmm0, eax), &|cpu, _| {
+        cpu.regs[0] = 16_777_217
+    });
     assert_eq!((cpu.sse.xmm[0], cpu.sse.mxcsr), (0x4B80_0000, M | PE));
 }
 
@@ -314,14 +884,21 @@ fn sse_memory_and_faults() {
         assert_eq!(ev.map(|e| e.vector), Some(13));
         assert_eq!(ev.unwrap().eip, CODE);
         assert_eq!(cpu.sse.xmm[0], 7);
-        assert!(ram.mem[DATA as usize..DATA as usize + 0x20].iter().all(|&b| b == 0));
+        assert!(ram.mem[DATA as usize..DATA as usize + 0x20]
+            .iter()
+            .all(|&b| b == 0));
     }
     // A refused read: #PF, XMM untouched; a refused store writes nothing.
-    let (cpu, _, ev) = run(|a| a.movups(xmm0, xmmword_ptr(0xFF8)), &|cpu, _| cpu.sse.xmm[0] = 7);
+    let (cpu, _, ev) = run(|a| a.movups(xmm0, xmmword_ptr(0xFF8)), &|cpu, _| {
+        cpu.sse.xmm[0] = 7
+    });
     let ev = ev.unwrap();
     assert_eq!((ev.vector, ev.mem.map(|m| m.addr)), (14, Some(0xFF8)));
     assert_eq!(cpu.sse.xmm[0], 7);
-    let (_, ram, ev) = run(|a| a.movups(xmmword_ptr((MEM - 8) as u32), xmm0), &|cpu, _| cpu.sse.xmm[0] = !0);
+    let (_, ram, ev) = run(
+        |a| a.movups(xmmword_ptr((MEM - 8) as u32), xmm0),
+        &|cpu, _| cpu.sse.xmm[0] = !0,
+    );
     assert_eq!(ev.map(|e| e.vector), Some(14));
     assert!(ram.mem[MEM - 8..].iter().all(|&b| b == 0));
 }
@@ -348,13 +925,18 @@ fn sse_unmasked_exception_is_xm() {
         cpu.sse.mxcsr = unmask_pe;
     });
     assert_eq!(ev.map(|e| e.vector), Some(19));
-    assert_eq!((cpu.sse.xmm[0], cpu.sse.mxcsr), (0x3F80_0000, unmask_pe | PE));
+    assert_eq!(
+        (cpu.sse.xmm[0], cpu.sse.mxcsr),
+        (0x3F80_0000, unmask_pe | PE)
+    );
 }
 
 #[test]
 fn sse_state_instructions() {
     // LDMXCSR with a reserved bit: #GP; STMXCSR stores.
-    let (cpu, _, ev) = run(|a| a.ldmxcsr(dword_ptr(ebx)), &|_, ram| ram.mem[DATA as usize + 2] = 1);
+    let (cpu, _, ev) = run(|a| a.ldmxcsr(dword_ptr(ebx)), &|_, ram| {
+        ram.mem[DATA as usize + 2] = 1
+    });
     assert_eq!(ev.map(|e| e.vector), Some(13));
     assert_eq!(cpu.sse.mxcsr, M);
     let (cpu, ram, ev) = run(
@@ -362,7 +944,9 @@ fn sse_state_instructions() {
             a.ldmxcsr(dword_ptr(ebx))?;
             a.stmxcsr(dword_ptr(ebx + 4))
         },
-        &|_, ram| ram.mem[DATA as usize..DATA as usize + 4].copy_from_slice(&0x7FA1u32.to_le_bytes()),
+        &|_, ram| {
+            ram.mem[DATA as usize..DATA as usize + 4].copy_from_slice(&0x7FA1u32.to_le_bytes())
+        },
     );
     assert_eq!(ev, None);
     assert_eq!((cpu.sse.mxcsr, ram.get32(DATA + 4)), (0x7FA1, 0x7FA1));
@@ -380,7 +964,8 @@ fn sse_state_instructions() {
         &|cpu, ram| {
             cpu.sse.xmm[3] = v3();
             cpu.sse.mxcsr = 0x3F80;
-            ram.mem[DATA as usize + 0x1018..DATA as usize + 0x101C].copy_from_slice(&M.to_le_bytes());
+            ram.mem[DATA as usize + 0x1018..DATA as usize + 0x101C]
+                .copy_from_slice(&M.to_le_bytes());
         },
     );
     fn v3() -> u128 {
@@ -389,10 +974,18 @@ fn sse_state_instructions() {
     assert_eq!(ev, None);
     assert_eq!(ram.get32(DATA) & 0xFFFF, 0x037F, "FCW");
     assert_eq!(ram.get32(DATA) >> 16, 0x3800, "FSW: TOP = 7");
-    assert_eq!(ram.mem[DATA as usize + 4], 0x80, "abridged tag: physical register 7 valid");
+    assert_eq!(
+        ram.mem[DATA as usize + 4],
+        0x80,
+        "abridged tag: physical register 7 valid"
+    );
     assert_eq!(ram.get32(DATA + 24), 0x3F80, "MXCSR");
     assert_eq!(ram.get32(DATA + 28), 0xFFFF, "MXCSR_MASK");
-    assert_eq!(ram.get32(DATA + 32 + 4), 0x8000_0000, "ST0 = 1.0 significand high");
+    assert_eq!(
+        ram.get32(DATA + 32 + 4),
+        0x8000_0000,
+        "ST0 = 1.0 significand high"
+    );
     assert_eq!(ram.get32(DATA + 32 + 8) & 0xFFFF, 0x3FFF, "ST0 exponent");
     assert_eq!(ram.get32(DATA + 160 + 48), 0x0D0E_0F10, "XMM3");
     assert_eq!(cpu.sse.xmm[3], v3());
