@@ -693,8 +693,9 @@ fn sse_to_gpr_and_eflags() {
     let pf = 4;
     let zf = 0x40;
     let arith = 0x8D5;
-    // (code, xmm0, xmm1, mxcsr, EAX after, EFLAGS & arith after, MXCSR after)
-    let table: Vec<(&str, Asm, u128, u128, u32, u32, u32, u32)> = vec![
+    // (name, code, xmm0, xmm1, mxcsr, EAX after, EFLAGS & arith after, MXCSR after)
+    type Row = (&'static str, Asm, u128, u128, u32, u32, u32, u32);
+    let table: Vec<Row> = vec![
         (
             "comisd 1 < 2",
             |a| a.comisd(xmm0, xmm1),

@@ -129,7 +129,7 @@ pub(crate) fn insn<B>(op: &Op<B>) -> Result<&Instruction, Exception> {
 /// XMM register number of an operand register.
 #[inline]
 pub(crate) fn xmm(r: Register) -> usize {
-    (r.number() & 7) as usize
+    r.number() & 7
 }
 
 /// Whether a 16-byte memory operand of this instruction must be aligned.
@@ -213,7 +213,7 @@ pub(crate) fn read<B: Bus>(
             Ok(if r.is_xmm() {
                 cpu.sse.xmm[xmm(r)]
             } else {
-                cpu.regs[(r.number() & 7) as usize] as u128
+                cpu.regs[r.number() & 7] as u128
             })
         }
         OpKind::Memory => mem_read(
@@ -276,7 +276,7 @@ pub fn h_move<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
             }
             _ => return Err(Exception::UD),
         };
-        cpu.regs[(d.number() & 7) as usize] = v;
+        cpu.regs[d.number() & 7] = v;
         return Ok(Flow::Next);
     }
     let x = xmm(d);

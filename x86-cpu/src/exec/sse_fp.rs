@@ -212,7 +212,7 @@ pub fn h_fp<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
             let trunc = matches!(m, M::Cvttss2si | M::Cvttsd2si);
             let v = ieee::to_int(p, lane(s, size(p), 0), trunc, 32, mx, f);
             finish(cpu, mx, *f)?;
-            cpu.regs[(dst.number() & 7) as usize] = v as u32;
+            cpu.regs[dst.number() & 7] = v as u32;
             return Ok(Flow::Next);
         }
         M::Cvtss2sd => {
