@@ -1024,4 +1024,11 @@ fn sse_cpuid_and_models_without_sse() {
     assert_eq!(ev, None);
     let (_, _, ev) = run(|a| a.movddup(xmm0, xmm1), &|_, _| {});
     assert_eq!(ev.map(|e| e.vector), Some(6));
+    // PEXTRW's SSE4.1 encoding (66 0F 3A 15) is #UD; the SSE2 one runs.
+    let (_, _, ev) = run(|a| a.db(&[0x66, 0x0F, 0x3A, 0x15, 0xC8, 0x01]), &|_, _| {});
+    assert_eq!(ev.map(|e| e.vector), Some(6));
+    let (cpu, _, ev) = run(|a| a.db(&[0x66, 0x0F, 0xC5, 0xC1, 0x01]), &|cpu, _| {
+        cpu.sse.xmm[1] = 0xBEEF_0000
+    });
+    assert_eq!((ev, cpu.regs[0]), (None, 0xBEEF));
 }

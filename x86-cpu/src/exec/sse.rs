@@ -19,7 +19,7 @@ use crate::ea;
 use crate::op::{Flow, Op};
 use crate::sse::MXCSR_MASK;
 use crate::{Cpu, Exception};
-use iced_x86::{EncodingKind, Instruction, Mnemonic as M, OpKind, Register};
+use iced_x86::{CpuidFeature as CF, EncodingKind, Instruction, Mnemonic as M, OpKind, Register};
 
 type R = Result<Flow, Exception>;
 
@@ -51,6 +51,15 @@ pub fn build<B: Bus>(ins: &Instruction, op: &mut Op<B>) -> bool {
         }
         _ => return false,
     };
+    // Same mnemonic, newer extension (PEXTRW r32 and m16 at 66 0F 3A 15 is
+    // SSE4.1): only what CPUID offers runs.
+    let offered = ins
+        .cpuid_features()
+        .iter()
+        .all(|f| matches!(f, CF::SSE | CF::SSE2 | CF::FXSR | CF::MMX | CF::PAUSE));
+    if !offered {
+        return false;
+    }
     let mmx = (0..ins.op_count())
         .any(|i| ins.op_kind(i) == OpKind::Register && ins.op_register(i).is_mm());
     if mmx {
