@@ -525,3 +525,63 @@ fn unwind_walk(
         unwind_walk(env, target, rec, ctx, last)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::{mem, prot};
+    use x86_cpu::user::FlatSetup;
+
+    fn flat() -> Cpu {
+        Cpu::new_flat32(&FlatSetup {
+            eip: 0x40_1000,
+            esp: 0x10_0000,
+            fs_base: 0x7FFD_E000,
+            fs_limit: 0xFFF,
+        })
+    }
+
+    /// XMM0-7 and MXCSR travel through CONTEXT.ExtendedRegisters (FXSAVE
+    /// layout) and come back on NtContinue.
+    #[test]
+    fn context_carries_xmm_and_mxcsr() {
+        let mut m = Memory::new();
+        let ctx = m
+            .virtual_alloc(0, 0x1000, mem::RESERVE | mem::COMMIT, prot::READWRITE)
+            .unwrap();
+        let mut cpu = flat();
+        for i in 0..8 {
+            cpu.sse.xmm[i] = 0x1111_2222_3333_4444_5555_6666_7777_0000 | i as u128;
+        }
+        cpu.sse.mxcsr = 0x9FA1;
+        write_context(&mut m, ctx, &cpu).unwrap();
+        assert_eq!(m.peek_u32(ctx), Some(CONTEXT_FULL_FLOAT | CONTEXT_EXTENDED));
+        assert_eq!(m.peek_u32(ctx + 0xCC + 24), Some(0x9FA1));
+        assert_eq!(m.peek_u32(ctx + 0xCC + 160 + 16 * 5), Some(0x7777_0005));
+        let mut back = flat();
+        read_context(&m, ctx, &mut back).unwrap();
+        assert_eq!((back.sse.xmm, back.sse.mxcsr), (cpu.sse.xmm, cpu.sse.mxcsr));
+    }
+
+    /// #XM names the first unmasked MXCSR flag.
+    #[test]
+    fn xm_maps_to_float_status() {
+        let mut cpu = flat();
+        let ev = Event {
+            vector: 19,
+            kind: EventKind::Fault,
+            eip: 0x40_1000,
+            next_eip: 0x40_1004,
+            mem: None,
+        };
+        // ZE unmasked and raised (PE raised but masked).
+        cpu.sse.mxcsr = (0x1F80 & !0x200) | 0x24;
+        let (rec, eip) = record_of_event(&ev, &cpu);
+        assert_eq!(
+            (rec.code, rec.address, eip),
+            (code::FLT_DIVIDE_BY_ZERO, 0x40_1000, 0x40_1000)
+        );
+        cpu.sse.mxcsr = (0x1F80 & !0x1000) | 0x20;
+        assert_eq!(record_of_event(&ev, &cpu).0.code, code::FLT_INEXACT_RESULT);
+    }
+}
