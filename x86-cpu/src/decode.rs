@@ -1,9 +1,11 @@
 //! Building [`Op`]s: iced-x86 decodes, this module turns the result into our
-//! pre-decoded form once, so executing never inspects iced again.
+//! pre-decoded form once, so executing never inspects iced again (the x87
+//! and SSE Ops excepted: they carry the iced instruction).
 //!
 //! Owns the instruction whitelists (the 486's; the Pentium model's adds
-//! RDTSC, CMPXCHG8B, CMOVcc and the long NOP: anything iced knows beyond them
-//! becomes #UD), operand and addressing descriptors, prefix facts (66h and 67h
+//! RDTSC, CMPXCHG8B, CMOVcc and the long NOP; the SSE2 model's SSE/SSE2
+//! list is `exec::sse::build`: anything iced knows beyond them becomes
+//! #UD), operand and addressing descriptors, prefix facts (66h and 67h
 //! against the code segment's default size, LOCK validity, REP), and the
 //! choice of handler. It must not execute anything or touch CPU state:
 //! decoding is a pure function of the bytes, IP and [`Mode`], which is what
