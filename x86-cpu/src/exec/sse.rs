@@ -463,7 +463,9 @@ pub fn fxsave_image(cpu: &Cpu) -> [u8; 512] {
     let mut b = [0u8; 512];
     b[fx::FCW..fx::FCW + 2].copy_from_slice(&f.control.to_le_bytes());
     b[fx::FSW..fx::FSW + 2].copy_from_slice(&f.status_word().to_le_bytes());
-    b[fx::FTW] = (0..8).fold(0u8, |t, p| t | (((f.tag(p) != 3) as u8) << p));
+    b[fx::FTW] = (0..8).fold(0u8, |t, p| {
+        t | (((f.tag(p) != crate::fpu::tag::EMPTY) as u8) << p)
+    });
     b[fx::FOP..fx::FOP + 2].copy_from_slice(&f.fop.to_le_bytes());
     b[fx::FIP..fx::FIP + 4].copy_from_slice(&f.fip.to_le_bytes());
     b[fx::FCS..fx::FCS + 2].copy_from_slice(&f.fcs.to_le_bytes());
@@ -507,7 +509,7 @@ pub fn fxrstor_image(cpu: &mut Cpu, b: &[u8; 512]) {
     }
     for p in 0..8 {
         let t = if ftw >> p & 1 == 0 {
-            3
+            crate::fpu::tag::EMPTY
         } else {
             crate::fpu::tag_of(f.regs[p])
         };
