@@ -50,6 +50,11 @@ pub const CONTEXT_SIZE: u32 = 0x2CC;
 
 /// CONTEXT_i386 | CONTROL | INTEGER | SEGMENTS | FLOATING_POINT.
 pub const CONTEXT_FULL_FLOAT: u32 = 0x1_000F;
+/// CONTEXT_EXTENDED_REGISTERS: the FXSAVE image at ExtendedRegisters (0xCC),
+/// which carries XMM0-7 and MXCSR.
+pub const CONTEXT_EXTENDED: u32 = 0x1_0020;
+/// Offset of ExtendedRegisters (512 bytes, the FXSAVE format).
+const EXTENDED_REGISTERS: usize = 0xCC;
 
 /// An exception as EXCEPTION_RECORD holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,6 +130,23 @@ pub fn record_of_event(ev: &Event, cpu: &Cpu) -> (Record, u32) {
             };
             (at(c, vec![0]), ev.eip)
         }
+        (19, _) => {
+            // #XM: the first unmasked MXCSR flag in the x87's order of
+            // precedence names the exception, as Windows reports it.
+            let mx = cpu.sse.mxcsr;
+            let unmasked = mx & !(mx >> 7) & 0x3F;
+            let c = [
+                (1, code::FLT_INVALID_OPERATION),
+                (4, code::FLT_DIVIDE_BY_ZERO),
+                (8, code::FLT_OVERFLOW),
+                (0x10, code::FLT_UNDERFLOW),
+                (2, code::FLT_DENORMAL_OPERAND),
+            ]
+            .iter()
+            .find(|(bit, _)| unmasked & bit != 0)
+            .map_or(code::FLT_INEXACT_RESULT, |&(_, c)| c);
+            (at(c, vec![0]), ev.eip)
+        }
         (3, EventKind::Trap) => {
             // INT3 (CC): Windows reports the breakpoint's own address.
             (
@@ -182,11 +204,14 @@ pub fn read_record(mem: &Memory, addr: u32) -> Option<Record> {
     })
 }
 
-/// Writes a CONTEXT (control, integer, segment and x87 state) of `cpu`.
+/// Writes a CONTEXT (control, integer, segment, x87 and, as
+/// ExtendedRegisters, XMM/MXCSR state) of `cpu`.
 pub fn write_context(mem: &mut Memory, addr: u32, cpu: &Cpu) -> Option<()> {
     let mut b = vec![0u8; CONTEXT_SIZE as usize];
     let put = |b: &mut Vec<u8>, o: usize, v: u32| b[o..o + 4].copy_from_slice(&v.to_le_bytes());
-    put(&mut b, 0, CONTEXT_FULL_FLOAT);
+    put(&mut b, 0, CONTEXT_FULL_FLOAT | CONTEXT_EXTENDED);
+    b[EXTENDED_REGISTERS..EXTENDED_REGISTERS + 512]
+        .copy_from_slice(&x86_cpu::exec::sse::fxsave_image(cpu));
     let f = &cpu.fpu;
     put(&mut b, 0x1C, f.control as u32 | 0xFFFF_0000);
     put(&mut b, 0x20, f.status_word() as u32 | 0xFFFF_0000);
@@ -222,7 +247,7 @@ pub fn write_context(mem: &mut Memory, addr: u32, cpu: &Cpu) -> Option<()> {
 /// Loads a CONTEXT into `cpu` as NtContinue does (the parts its flags name;
 /// segment registers stay flat).
 pub fn read_context(mem: &Memory, addr: u32, cpu: &mut Cpu) -> Option<()> {
-    let mut b = vec![0u8; 0xCC];
+    let mut b = vec![0u8; CONTEXT_SIZE as usize];
     mem.peek(addr, &mut b)?;
     let g = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
     let flags = g(0);
@@ -257,6 +282,17 @@ pub fn read_context(mem: &Memory, addr: u32, cpu: &mut Cpu) -> Option<()> {
             let v = x86_cpu::fpu::F80::from_le_bytes(b[o..o + 10].try_into().expect("10 bytes"));
             let p = f.phys(i);
             f.regs[p] = v;
+        }
+    }
+    if flags & 0x20 != 0 {
+        // XMM0-7 and MXCSR from ExtendedRegisters (the x87 part came from
+        // FloatSave above); reserved MXCSR bits are dropped.
+        let x = &b[EXTENDED_REGISTERS..];
+        let mx = u32::from_le_bytes(x[24..28].try_into().expect("4 bytes"));
+        cpu.sse.mxcsr = mx & x86_cpu::sse::MXCSR_MASK;
+        for i in 0..8 {
+            let o = 160 + 16 * i;
+            cpu.sse.xmm[i] = u128::from_le_bytes(x[o..o + 16].try_into().expect("16 bytes"));
         }
     }
     Some(())
@@ -488,4 +524,64 @@ fn unwind_walk(
         env.mem.poke_u32(teb, next);
         unwind_walk(env, target, rec, ctx, last)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::{mem, prot};
+    use x86_cpu::user::FlatSetup;
+
+    fn flat() -> Cpu {
+        Cpu::new_flat32(&FlatSetup {
+            eip: 0x40_1000,
+            esp: 0x10_0000,
+            fs_base: 0x7FFD_E000,
+            fs_limit: 0xFFF,
+        })
+    }
+
+    /// XMM0-7 and MXCSR travel through CONTEXT.ExtendedRegisters (FXSAVE
+    /// layout) and come back on NtContinue.
+    #[test]
+    fn context_carries_xmm_and_mxcsr() {
+        let mut m = Memory::new();
+        let ctx = m
+            .virtual_alloc(0, 0x1000, mem::RESERVE | mem::COMMIT, prot::READWRITE)
+            .unwrap();
+        let mut cpu = flat();
+        for i in 0..8 {
+            cpu.sse.xmm[i] = 0x1111_2222_3333_4444_5555_6666_7777_0000 | i as u128;
+        }
+        cpu.sse.mxcsr = 0x9FA1;
+        write_context(&mut m, ctx, &cpu).unwrap();
+        assert_eq!(m.peek_u32(ctx), Some(CONTEXT_FULL_FLOAT | CONTEXT_EXTENDED));
+        assert_eq!(m.peek_u32(ctx + 0xCC + 24), Some(0x9FA1));
+        assert_eq!(m.peek_u32(ctx + 0xCC + 160 + 16 * 5), Some(0x7777_0005));
+        let mut back = flat();
+        read_context(&m, ctx, &mut back).unwrap();
+        assert_eq!((back.sse.xmm, back.sse.mxcsr), (cpu.sse.xmm, cpu.sse.mxcsr));
+    }
+
+    /// #XM names the first unmasked MXCSR flag.
+    #[test]
+    fn xm_maps_to_float_status() {
+        let mut cpu = flat();
+        let ev = Event {
+            vector: 19,
+            kind: EventKind::Fault,
+            eip: 0x40_1000,
+            next_eip: 0x40_1004,
+            mem: None,
+        };
+        // ZE unmasked and raised (PE raised but masked).
+        cpu.sse.mxcsr = (0x1F80 & !0x200) | 0x24;
+        let (rec, eip) = record_of_event(&ev, &cpu);
+        assert_eq!(
+            (rec.code, rec.address, eip),
+            (code::FLT_DIVIDE_BY_ZERO, 0x40_1000, 0x40_1000)
+        );
+        cpu.sse.mxcsr = (0x1F80 & !0x1000) | 0x20;
+        assert_eq!(record_of_event(&ev, &cpu).0.code, code::FLT_INEXACT_RESULT);
+    }
 }

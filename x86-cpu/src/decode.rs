@@ -1,9 +1,11 @@
 //! Building [`Op`]s: iced-x86 decodes, this module turns the result into our
-//! pre-decoded form once, so executing never inspects iced again.
+//! pre-decoded form once, so executing never inspects iced again (the x87
+//! and SSE Ops excepted: they carry the iced instruction).
 //!
 //! Owns the instruction whitelists (the 486's; the Pentium model's adds
-//! RDTSC, CMPXCHG8B, CMOVcc and the long NOP: anything iced knows beyond them
-//! becomes #UD), operand and addressing descriptors, prefix facts (66h and 67h
+//! RDTSC, CMPXCHG8B, CMOVcc and the long NOP; the SSE2 model's SSE/SSE2
+//! list is `exec::sse::build`: anything iced knows beyond them becomes
+//! #UD), operand and addressing descriptors, prefix facts (66h and 67h
 //! against the code segment's default size, LOCK validity, REP), and the
 //! choice of handler. It must not execute anything or touch CPU state:
 //! decoding is a pure function of the bytes, IP and [`Mode`], which is what
@@ -40,7 +42,7 @@ impl Mode {
     /// Flat 32-bit code on the Pentium model: what a Win32 user-mode engine runs.
     pub const FLAT32: Mode = Mode {
         code32: true,
-        isa: Isa::Pentium,
+        isa: Isa::PentiumSse2,
     };
 
     /// The mode the CPU is in now.
@@ -354,7 +356,10 @@ fn build<B: Bus>(ins: &Instruction, p: Prefixes, mode: Mode, op: &mut Op<B>) -> 
     if build_system(ins, p, m, op) {
         return true;
     }
-    mode.isa == Isa::Pentium && build_pentium(ins, m, op)
+    if mode.isa.sse2() && crate::exec::sse::build(ins, op) {
+        return true;
+    }
+    mode.isa.pentium() && build_pentium(ins, m, op)
 }
 
 fn is_cmov(m: M) -> bool {

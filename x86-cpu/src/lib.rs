@@ -28,6 +28,7 @@ pub mod pmint;
 pub mod segs;
 pub mod select;
 pub mod shape;
+pub mod sse;
 pub mod string;
 pub mod task;
 pub mod user;
@@ -85,6 +86,8 @@ impl Exception {
     /// Page fault: raised for a memory access the bus refused ([`MemFault`]).
     pub const PF: Exception = Exception(14, 0);
     pub const MF: Exception = Exception(16, 0);
+    /// SIMD floating-point exception (an unmasked MXCSR exception).
+    pub const XM: Exception = Exception(19, 0);
 
     /// #GP with an error code (a selector, or 0).
     #[inline]
@@ -164,6 +167,24 @@ pub enum Isa {
     /// and F(U)COMI(P) (compilers targeting i686 emit them). CPUID says
     /// family 5 with the CMOV bit.
     Pentium,
+    /// The Pentium model plus SSE and SSE2 (XMM0-7, MXCSR, FXSAVE/FXRSTOR):
+    /// what flat user mode runs, since MSVC targets SSE2 by default. CPUID
+    /// adds FXSR, SSE and SSE2 (not MMX, which is not modelled: MMX-register
+    /// forms stay #UD). CR4.OSFXSR and OSXMMEXCPT are taken as set.
+    PentiumSse2,
+}
+
+impl Isa {
+    /// The Pentium additions (RDTSC, CMPXCHG8B, CMOVcc, the P6 x87 forms).
+    #[inline(always)]
+    pub fn pentium(self) -> bool {
+        self != Isa::I486
+    }
+    /// SSE and SSE2.
+    #[inline(always)]
+    pub fn sse2(self) -> bool {
+        self == Isa::PentiumSse2
+    }
 }
 
 /// Architectural state of the CPU.
@@ -222,6 +243,8 @@ pub struct Cpu {
     pub flags: LazyFlags,
     /// The x87 FPU.
     pub fpu: fpu::Fpu,
+    /// XMM0-7 and MXCSR (used only by the SSE model, [`Isa::PentiumSse2`]).
+    pub sse: sse::SseState,
     /// CR0.
     pub cr0: u32,
     /// CR2 (the last page-fault address) and CR3 (the page directory).
@@ -340,6 +363,7 @@ impl Cpu {
             eip: 0,
             flags: LazyFlags::default(),
             fpu: fpu::Fpu::new(),
+            sse: sse::SseState::default(),
             cr0: cr0::ET,
             cr2: 0,
             cr3: 0,

@@ -120,7 +120,9 @@ pub struct Op<B> {
     pub len: u8,
     /// The instruction's bytes, for reports.
     pub bytes: [u8; 15],
-    /// The decoded x87 instruction, for the FPU interface only.
+    /// The decoded instruction for the two families that interpret it at
+    /// run time: the x87 (the FPU interface) and SSE (`exec::sse*`, which
+    /// reads operands and immediates from it).
     pub x87: Option<Box<iced_x86::Instruction>>,
 }
 

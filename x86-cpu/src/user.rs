@@ -2,7 +2,7 @@
 //! steps it with its own bus.
 //!
 //! Owns the flat setup (CS/DS/ES/SS flat 4 GiB, FS = the TEB, CPL 3, the
-//! Pentium instruction set), the step that reports exceptions to the engine
+//! Pentium instruction set with SSE2), the step that reports exceptions to the engine
 //! instead of delivering them (there is no IDT in user mode: the engine turns
 //! an [`Event`] into an SEH exception or a system call), and the instruction
 //! fetch that faults only on the bytes the instruction really has. The
@@ -38,7 +38,7 @@ impl Cpu {
     /// A CPU in flat 32-bit user mode: CS = 1Bh, DS = ES = SS = 23h (base 0,
     /// limit 4 GiB - 1, 32-bit), FS = 3Bh at the TEB, GS null, CPL 3, IOPL 0,
     /// EFLAGS = 202h (IF set), CR0 = PE MP ET NE PG, x87 as after FNINIT,
-    /// clock 0, the Pentium instruction set.
+    /// clock 0, the Pentium instruction set with SSE and SSE2, MXCSR = 1F80h.
     pub fn new_flat32(s: &FlatSetup) -> Cpu {
         let mut cpu = Cpu::new();
         cpu.pmode = true;
@@ -46,7 +46,7 @@ impl Cpu {
         cpu.cpl = 3;
         cpu.code32 = true;
         cpu.stack32 = true;
-        cpu.isa = Isa::Pentium;
+        cpu.isa = Isa::PentiumSse2;
         cpu.cr0 = cr0::PE | cr0::MP | cr0::ET | cr0::NE | 0x8000_0000;
         for sreg in [seg::ES, seg::CS, seg::SS, seg::DS] {
             cpu.sregs[sreg] = if sreg == seg::CS {

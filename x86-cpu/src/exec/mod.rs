@@ -9,6 +9,9 @@
 pub mod alu;
 pub mod control;
 pub mod data;
+pub mod sse;
+pub mod sse_fp;
+pub mod sse_int;
 pub mod sysprot;
 pub mod system;
 

@@ -10,14 +10,16 @@ use super::{io_allowed, privileged};
 use crate::bus::{Bus, Mmu};
 use crate::fpu::{FpuContext, FpuMemory};
 use crate::op::{put, Flow, Op, Opnd};
-use crate::{cr0, ea, reg, seg, segs, Cpu, Exception, Isa};
+use crate::{cr0, ea, reg, seg, segs, Cpu, Exception};
 
 type R = Result<Flow, Exception>;
 
 /// Why a [`h_stop`] op stops, indexed by `sub`.
-pub const STOP_MESSAGES: [&str; 2] = [
+pub const STOP_MESSAGES: [&str; 4] = [
     "unsupported: LOADALL",
     "unsupported: test registers (MOV TRn) are not modelled",
+    "unsupported: MMX registers are not modelled (CPUID does not report MMX)",
+    "unsupported: RCPxx/RSQRTxx/MASKMOVDQU are not modelled",
 ];
 
 fn port<B: Bus>(cpu: &Cpu, op: &Op<B>, o: Opnd) -> u16 {
@@ -183,16 +185,19 @@ pub fn h_dtr<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
 /// (8), CMOV (15: CMOVcc, and with the FPU bit FCMOVcc and FCOMI, which the
 /// x87 runs in this model through `fpu::exec::execute_p6`).
 pub const PENTIUM_FEATURES: u32 = 1 | 1 << 4 | 1 << 8 | 1 << 15;
+/// The SSE2 model adds FXSR (24), SSE (25) and SSE2 (26); not MMX (23).
+pub const SSE2_FEATURES: u32 = PENTIUM_FEATURES | 1 << 24 | 1 << 25 | 1 << 26;
 
 /// CPUID: the 486 model is a 486DX4-class part with an on-chip FPU and nothing
 /// newer; the Pentium model (flat user mode) is family 5 with what
 /// [`PENTIUM_FEATURES`] lists. Leaves past the maximum return zeros.
 pub fn h_cpuid<B: Bus>(cpu: &mut Cpu, _bus: &mut B, _op: &Op<B>) -> R {
-    let pentium = cpu.isa == Isa::Pentium;
+    let pentium = cpu.isa.pentium();
     let (a, b, c, d) = match cpu.regs[reg::EAX] {
         // "GenuineIntel" in EBX EDX ECX.
         0 => (1, 0x756E_6547, 0x6C65_746E, 0x4965_6E69),
         // Family 5, model 2, stepping 0.
+        1 if cpu.isa.sse2() => (0x0000_0520, 0, 0, SSE2_FEATURES),
         1 if pentium => (0x0000_0520, 0, 0, PENTIUM_FEATURES),
         // Family 4, model 8, stepping 0; EDX bit 0: FPU on chip.
         1 => (0x0000_0480, 0, 0, 0x0000_0001),
@@ -290,7 +295,7 @@ pub fn h_fpu<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> R {
         return Err(Exception::UD);
     };
     // The Pentium (user-mode) model runs the P6 x87 forms, which touch EFLAGS.
-    if cpu.isa == Isa::Pentium {
+    if cpu.isa.pentium() {
         let mut fl = cpu.eflags();
         if crate::fpu::exec::execute_p6(&mut cpu.fpu, ins, &mut fl) {
             cpu.set_eflags(fl);

@@ -591,6 +591,17 @@ fn round_unpacked(u: Unpacked, r: Rounding, flags: &mut Flags) -> F80 {
 }
 
 fn add_unpacked(ua: Unpacked, ub: Unpacked, r: Rounding, flags: &mut Flags) -> F80 {
+    match add_sig(ua, ub) {
+        None => F80::zero(r.rc == RC_DOWN),
+        Some((sign, exp, n)) => round_to_f80(sign, exp, n, r, flags),
+    }
+}
+
+/// The exact sum of two finite non-zero numbers as (sign, exponent of the
+/// leading bit, significand with bit 127 set and a jammed sticky), or None
+/// when they cancel exactly (the caller picks the zero's sign). Shared by
+/// the x87 and the SSE formats, which differ only in how they round.
+pub fn add_sig(ua: Unpacked, ub: Unpacked) -> Option<(bool, i32, u128)> {
     let (x, y) = if (ua.exp, ua.sig) >= (ub.exp, ub.sig) {
         (ua, ub)
     } else {
@@ -606,11 +617,11 @@ fn add_unpacked(ua: Unpacked, ub: Unpacked, r: Rounding, flags: &mut Flags) -> F
         (xs - ys, x.sign)
     };
     if sum == 0 {
-        return F80::zero(r.rc == RC_DOWN);
+        return None;
     }
     let (n, lz) = normalize128(sum);
     // Leading bit was at 126 for exponent x.exp.
-    round_to_f80(sign, x.exp + 1 - lz, n, r, flags)
+    Some((sign, x.exp + 1 - lz, n))
 }
 
 /// a × b.
@@ -637,10 +648,17 @@ pub fn mul(a: F80, b: F80, r: Rounding, flags: &mut Flags) -> F80 {
 }
 
 fn mul_unpacked(ua: Unpacked, ub: Unpacked, r: Rounding, flags: &mut Flags) -> F80 {
+    let (sign, exp, n) = mul_sig(ua, ub);
+    round_to_f80(sign, exp, n, r, flags)
+}
+
+/// The exact product of two finite non-zero numbers as (sign, exponent of
+/// the leading bit, significand with bit 127 set).
+pub fn mul_sig(ua: Unpacked, ub: Unpacked) -> (bool, i32, u128) {
     let prod = ua.sig as u128 * ub.sig as u128;
     let (n, lz) = normalize128(prod);
     // prod leading bit at 126 or 127 for exponent ea + eb (+1).
-    round_to_f80(ua.sign != ub.sign, ua.exp + ub.exp + 1 - lz, n, r, flags)
+    (ua.sign != ub.sign, ua.exp + ub.exp + 1 - lz, n)
 }
 
 /// a ÷ b.
