@@ -10,6 +10,13 @@
 //! instruction info plus the count rules for shifts. Known QEMU deviations
 //! (documented in docs/cpu.md) are recognised and counted, never silently
 //! accepted: see [`Deviation`].
+//!
+//! Two more differentials run in 32-bit flat protected mode as mainemu sets
+//! it up (`Cpu::new_flat32`, `user::step`) against unicorn's `MODE_32`, over
+//! one shared harness ([`flat32`]): SSE/SSE2 forms ([`sse`]) and the integer
+//! forms as a 32-bit code segment decodes them ([`int32`]), reusing the
+//! form table type, byte builder, undefined-flag rules and deviation
+//! classes above with the bitness as a parameter.
 
 use iced_x86::{Decoder, DecoderOptions, Mnemonic, OpKind, RflagsBits};
 use proptest::prelude::*;
@@ -236,7 +243,10 @@ struct Case {
     segs: [u16; 5],
 }
 
-fn build_bytes(form: &Form, pfx: u8, tail: &[u8; 12]) -> Vec<u8> {
+/// The bytes of one instance of `form` for a `bits`-bit code segment: the
+/// 66h/67h prefixes, a segment override from `segs` and REP/REPNE from `pfx`,
+/// the ModRM, SIB, displacement and immediate bytes from `tail`.
+fn build_bytes(form: &Form, pfx: u8, tail: &[u8; 12], bits: u32, segs: &[u8]) -> Vec<u8> {
     let mut b = Vec::new();
     let o32 = match form.2 {
         Random => pfx & 1 != 0,
@@ -249,9 +259,9 @@ fn build_bytes(form: &Form, pfx: u8, tail: &[u8; 12]) -> Vec<u8> {
     if pfx & 2 != 0 {
         b.push(0x67);
     }
-    let s = (pfx >> 2) & 7;
-    if s < 6 {
-        b.push(SEGS[s as usize]);
+    let s = ((pfx >> 2) & 7) as usize;
+    if s < segs.len() {
+        b.push(segs[s]);
     }
     let is_string = form.0.len() == 1 && matches!(form.0[0], 0xA4..=0xA7 | 0xAA..=0xAF);
     if is_string && pfx & 0x20 != 0 {
@@ -283,15 +293,15 @@ fn build_bytes(form: &Form, pfx: u8, tail: &[u8; 12]) -> Vec<u8> {
         }
     }
     b.extend(t);
-    clamp_disp32(&mut b);
+    clamp_disp32(&mut b, bits);
     b
 }
 
 /// Keeps 32-bit displacements below 16 KiB so 32-bit addressing mostly stays
-/// inside the 64 KiB segment (QEMU does not fault past it, so such cases
-/// cannot be judged).
-fn clamp_disp32(b: &mut [u8]) {
-    let mut d = Decoder::new(16, b, DecoderOptions::NONE);
+/// inside the 64 KiB segment in real mode (QEMU does not fault past it, so
+/// such cases cannot be judged) and inside the mapped window in flat mode.
+fn clamp_disp32(b: &mut [u8], bits: u32) {
+    let mut d = Decoder::new(bits, b, DecoderOptions::NONE);
     let ins = d.decode();
     if ins.is_invalid() {
         return;
@@ -330,7 +340,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
                 regs[1] &= 0xFF;
             }
             Case {
-                bytes: build_bytes(&FORMS[f], pfx, &tail),
+                bytes: build_bytes(&FORMS[f], pfx, &tail, 16, &SEGS),
                 ip,
                 regs,
                 // No TF (single-step is not what this test is about).
@@ -487,9 +497,10 @@ fn run_unicorn(c: &Case, code: &[u8], image: &[u8]) -> Result<Final, String> {
     }
 }
 
-/// Arithmetic flags the architecture leaves undefined for this instruction.
-fn undefined_flags(code: &[u8], c: &Case) -> u32 {
-    let mut d = Decoder::new(16, code, DecoderOptions::NONE);
+/// Arithmetic flags the architecture leaves undefined for this instruction,
+/// decoded for a `bits`-bit code segment, with CL = `cl`.
+fn undefined_flags(code: &[u8], bits: u32, cl: u32) -> u32 {
+    let mut d = Decoder::new(bits, code, DecoderOptions::NONE);
     let ins = d.decode();
     let u = ins.rflags_undefined();
     let map = [
@@ -506,7 +517,7 @@ fn undefined_flags(code: &[u8], c: &Case) -> u32 {
             m |= f;
         }
     }
-    if let Some(count) = shift_count(&ins, c) {
+    if let Some(count) = shift_count(&ins, cl) {
         if count & 31 != 1 {
             m |= 0x800;
         }
@@ -514,8 +525,9 @@ fn undefined_flags(code: &[u8], c: &Case) -> u32 {
     m
 }
 
-/// The count of a shift, rotate or double shift, if the instruction is one.
-fn shift_count(ins: &iced_x86::Instruction, c: &Case) -> Option<u32> {
+/// The count of a shift, rotate or double shift (CL = `cl`), if the
+/// instruction is one.
+fn shift_count(ins: &iced_x86::Instruction, cl: u32) -> Option<u32> {
     use Mnemonic as N;
     let is_shift = matches!(
         ins.mnemonic(),
@@ -526,7 +538,7 @@ fn shift_count(ins: &iced_x86::Instruction, c: &Case) -> Option<u32> {
     }
     let last = ins.op_count() - 1;
     Some(match ins.op_kind(last) {
-        OpKind::Register => c.regs[1] & 0xFF,
+        OpKind::Register => cl & 0xFF,
         _ => ins.immediate(last) as u32,
     })
 }
@@ -543,17 +555,44 @@ enum Deviation {
     TestAliasUd,
     /// QEMU's 32-bit ENTER on a 16-bit stack uses ESP for FrameTemp and writes BP only.
     Enter32Stack16,
+    /// Flat mode: QEMU does not check segment types on data accesses, so a
+    /// write through a CS override (a read-only code segment) is made (or
+    /// page faults) instead of #GP.
+    CodeSegmentWrite,
+    /// Flat mode: QEMU's 16-bit ENTER on a 32-bit stack writes all of EBP
+    /// (the stack size); the SDM and ours write BP only (the operand size),
+    /// the mirror of [`Deviation::Enter32Stack16`].
+    Enter16Stack32,
+    /// Flat mode: ENTER whose final ESP lies on an unmapped page. The SDM
+    /// raises #PF "if a write using the final value of the stack pointer
+    /// would cause a page fault"; QEMU never touches it.
+    EnterFinalStack,
 }
 
-/// Cases outside what the comparison can judge (architecturally undefined results).
-fn undefined_case(code: &[u8], c: &Case) -> bool {
-    let mut d = Decoder::with_ip(16, code, c.ip as u64, DecoderOptions::NONE);
+/// F6 /1 and F7 /1: TEST aliases on Intel parts (the 286 vectors F6.1 and
+/// F7.1 execute them); QEMU raises #UD. Whether this outcome pair is that.
+fn test_alias_ud(code: &[u8], ours: Option<u8>, theirs: Option<u8>) -> bool {
+    let op = code.iter().copied().find(|b| {
+        !matches!(
+            b,
+            0x26 | 0x2E | 0x36 | 0x3E | 0x64 | 0x65 | 0x66 | 0x67 | 0xF0 | 0xF2 | 0xF3
+        )
+    });
+    let at = code.iter().position(|b| Some(*b) == op).unwrap_or(0);
+    let reg = code.get(at + 1).map(|m| (m >> 3) & 7);
+    ours.is_none() && theirs == Some(6) && matches!(op, Some(0xF6 | 0xF7)) && reg == Some(1)
+}
+
+/// Cases outside what the comparison can judge (architecturally undefined
+/// results), decoded for a `bits`-bit code segment at `ip` with CL = `cl`.
+fn undefined_case(code: &[u8], bits: u32, ip: u64, cl: u32) -> bool {
+    let mut d = Decoder::with_ip(bits, code, ip, DecoderOptions::NONE);
     let ins = d.decode();
     // A branch back into its own bytes loops forever: nothing to compare.
     let has_rel = (0..ins.op_count())
         .any(|i| matches!(ins.op_kind(i), OpKind::NearBranch16 | OpKind::NearBranch32));
     if has_rel {
-        let t = ins.near_branch_target() & 0xFFFF;
+        let t = ins.near_branch_target() & if bits == 16 { 0xFFFF } else { u64::MAX };
         if t >= ins.ip() && t < ins.next_ip() {
             return true;
         }
@@ -561,7 +600,7 @@ fn undefined_case(code: &[u8], c: &Case) -> bool {
     if matches!(ins.mnemonic(), Mnemonic::Shld | Mnemonic::Shrd) {
         let w16 = ins.op0_kind() == OpKind::Register && ins.op0_register().is_gpr16()
             || ins.op0_kind() == OpKind::Memory && ins.memory_size().size() == 2;
-        if w16 && shift_count(&ins, c).unwrap_or(0) & 31 > 16 {
+        if w16 && shift_count(&ins, cl).unwrap_or(0) & 31 > 16 {
             return true;
         }
     }
@@ -669,24 +708,7 @@ fn deviation(
             Deviation::NoSegmentLimit
         });
     }
-    // F6 /1 and F7 /1: TEST aliases on Intel parts (the 286 vectors F6.1 and
-    // F7.1 execute them); QEMU raises #UD.
-    let op = code.iter().copied().find(|b| {
-        !matches!(
-            b,
-            0x26 | 0x2E | 0x36 | 0x3E | 0x64 | 0x65 | 0x66 | 0x67 | 0xF0 | 0xF2 | 0xF3
-        )
-    });
-    let at = code.iter().position(|b| Some(*b) == op).unwrap_or(0);
-    let reg = code.get(at + 1).map(|m| (m >> 3) & 7);
-    if ours.vector.is_none()
-        && theirs.vector == Some(6)
-        && matches!(op, Some(0xF6 | 0xF7))
-        && reg == Some(1)
-    {
-        return Some(Deviation::TestAliasUd);
-    }
-    None
+    test_alias_ud(code, ours.vector, theirs.vector).then_some(Deviation::TestAliasUd)
 }
 
 #[derive(Default)]
@@ -706,7 +728,7 @@ fn check(c: &Case, image: &[u8], tally: &RefCell<Tally>) -> Result<(), TestCaseE
         ins.len()
     };
     let code = &c.bytes[..len];
-    if undefined_case(code, c) {
+    if undefined_case(code, 16, c.ip as u64, c.regs[1]) {
         tally.borrow_mut().undefined += 1;
         return Ok(());
     }
@@ -769,7 +791,7 @@ fn check(c: &Case, image: &[u8], tally: &RefCell<Tally>) -> Result<(), TestCaseE
     }
     prop_assert_eq!(ours.sregs, theirs.sregs, "sregs: {}", ctx());
     prop_assert_eq!(ours.ip, theirs.ip, "ip: {}", ctx());
-    let mask = 0x7FD5 & !undefined_flags(code, c);
+    let mask = 0x7FD5 & !undefined_flags(code, 16, c.regs[1]);
     prop_assert_eq!(
         ours.flags & mask,
         theirs.flags & mask,
@@ -839,6 +861,250 @@ fn l0_matches_qemu_on_386_forms() {
     assert!(dev * 5 < t.agreed, "too many QEMU-deviation cases: {dev}");
 }
 
+/// The flat 32-bit protected-mode harness the SSE and the integer
+/// differentials share: one instruction at [`CODE`] in a window of [`WIN`]
+/// bytes mapped at 0, run by ours (`user::step` on `Cpu::new_flat32`, CPL 3,
+/// flat 4 GiB segments, as mainemu runs it) until EIP passes it or an
+/// exception, and by unicorn in `Mode::MODE_32` until the same address.
+/// Memory past the window is unmapped on both sides: ours refuses the access
+/// (#PF, vector 14), unicorn reports an unmapped access (mapped to 14).
+mod flat32 {
+    use super::*;
+    use toyvm::cpu::user::{self, FlatSetup, UserOutcome};
+    use toyvm::cpu::{Access, MemFault};
+
+    pub const WIN: usize = 0x2_0000;
+    pub const CODE: u32 = 0x1_8000;
+    const GPRS: [X; 8] = [
+        X::EAX,
+        X::ECX,
+        X::EDX,
+        X::EBX,
+        X::ESP,
+        X::EBP,
+        X::ESI,
+        X::EDI,
+    ];
+    const XMMS: [X; 8] = [
+        X::XMM0,
+        X::XMM1,
+        X::XMM2,
+        X::XMM3,
+        X::XMM4,
+        X::XMM5,
+        X::XMM6,
+        X::XMM7,
+    ];
+
+    /// xorshift64: cheap, seedable, deterministic.
+    pub struct Rng(pub u64);
+    impl Rng {
+        pub fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        pub fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// The window as a bus that refuses accesses past its end the way a
+    /// user-mode engine's unmapped page does (the `Bus` fault contract: the
+    /// first refusal wins, reads return 0, writes stop, wide writes are all
+    /// or nothing).
+    struct FlatBus {
+        mem: Vec<u8>,
+        fault: Option<MemFault>,
+    }
+    impl FlatBus {
+        fn refuse(&mut self, addr: u32, access: Access) {
+            self.fault.get_or_insert(MemFault { addr, access });
+        }
+        /// The first byte of `len` at `a` outside the window, if any.
+        fn outside(&self, a: u32, len: u32) -> Option<u32> {
+            (0..len)
+                .map(|i| a.wrapping_add(i))
+                .find(|&x| x as usize >= self.mem.len())
+        }
+        fn write_n(&mut self, a: u32, v: u32, len: u32) {
+            if self.fault.is_some() {
+                return;
+            }
+            if let Some(x) = self.outside(a, len) {
+                return self.refuse(x, Access::Write);
+            }
+            for i in 0..len {
+                self.mem[a.wrapping_add(i) as usize] = (v >> (8 * i)) as u8;
+            }
+        }
+    }
+    impl Bus for FlatBus {
+        fn read8(&mut self, a: u32) -> u8 {
+            match self.mem.get(a as usize) {
+                Some(&b) => b,
+                None => {
+                    self.refuse(a, Access::Read);
+                    0
+                }
+            }
+        }
+        fn write8(&mut self, a: u32, v: u8) {
+            self.write_n(a, v as u32, 1)
+        }
+        fn write16(&mut self, a: u32, v: u16) {
+            self.write_n(a, v as u32, 2)
+        }
+        fn write32(&mut self, a: u32, v: u32) {
+            self.write_n(a, v, 4)
+        }
+        fn take_fault(&mut self) -> Option<MemFault> {
+            self.fault.take()
+        }
+        fn fault_pending(&self) -> bool {
+            self.fault.is_some()
+        }
+        fn probe_write(&mut self, a: u32, len: u32) {
+            if self.fault.is_none() {
+                if let Some(x) = self.outside(a, len) {
+                    self.refuse(x, Access::Write);
+                }
+            }
+        }
+        fn io_read(&mut self, _p: u16, w: Width, _n: u64) -> u32 {
+            w.mask()
+        }
+        fn io_write(&mut self, _p: u16, _w: Width, _v: u32, _n: u64) {}
+    }
+
+    /// The state a case starts from.
+    pub struct Init<'a> {
+        pub code: &'a [u8],
+        pub regs: [u32; 8],
+        pub eflags: u32,
+        pub xmm: [u128; 8],
+        pub mxcsr: u32,
+    }
+
+    /// Final state of one engine.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct St {
+        pub regs: [u32; 8],
+        pub eip: u32,
+        pub eflags: u32,
+        pub xmm: [u128; 8],
+        pub mxcsr: u32,
+        pub vector: Option<u8>,
+        pub mem: Vec<u8>,
+    }
+
+    pub fn ours(c: &Init, img: &[u8]) -> St {
+        let mut bus = FlatBus {
+            mem: img.to_vec(),
+            fault: None,
+        };
+        bus.mem[CODE as usize..CODE as usize + c.code.len()].copy_from_slice(c.code);
+        let mut cpu = Cpu::new_flat32(&FlatSetup {
+            eip: CODE,
+            esp: c.regs[4],
+            fs_base: 0,
+            fs_limit: 0xFFF,
+        });
+        cpu.regs = c.regs;
+        cpu.set_eflags(c.eflags);
+        cpu.sse.xmm = c.xmm;
+        cpu.sse.mxcsr = c.mxcsr;
+        let end = CODE + c.code.len() as u32;
+        // One step per REP element: a bounded count finishes well within this.
+        let mut vector = Some(0xFE);
+        for _ in 0..100_000 {
+            match user::step(&mut cpu, &mut bus) {
+                UserOutcome::Ok if cpu.eip == end => {
+                    vector = None;
+                    break;
+                }
+                UserOutcome::Ok => {}
+                UserOutcome::Exception(e) => {
+                    vector = Some(e.vector);
+                    break;
+                }
+                UserOutcome::Stop(s) => {
+                    vector = Some(0xF0 + (s.what.len() % 8) as u8);
+                    break;
+                }
+            }
+        }
+        St {
+            regs: cpu.regs,
+            eip: cpu.eip,
+            eflags: cpu.eflags(),
+            xmm: cpu.sse.xmm,
+            mxcsr: cpu.sse.mxcsr,
+            vector,
+            mem: bus.mem,
+        }
+    }
+
+    pub fn theirs(c: &Init, img: &[u8], model: i32) -> St {
+        let mut uc = Unicorn::new_with_data(Arch::X86, Mode::MODE_32, None::<u32>).unwrap();
+        uc.ctl_set_cpu_model(model).unwrap();
+        uc.mem_map(0, WIN as u64, Prot::ALL).unwrap();
+        uc.add_intr_hook(|uc, n| {
+            *uc.get_data_mut() = Some(n);
+            uc.emu_stop().unwrap();
+        })
+        .unwrap();
+        // Unicorn sets CR4.OSFXSR only for models with XSAVE: set it (and
+        // OSXMMEXCPT) as Windows does.
+        uc.reg_write(X::CR4, 0x600).unwrap();
+        uc.mem_write(0, img).unwrap();
+        uc.mem_write(CODE as u64, c.code).unwrap();
+        for (r, v) in GPRS.iter().zip(c.regs) {
+            uc.reg_write(*r, v as u64).unwrap();
+        }
+        uc.reg_write(X::EFLAGS, c.eflags as u64).unwrap();
+        for (r, v) in XMMS.iter().zip(c.xmm) {
+            uc.reg_write_long(*r, &v.to_le_bytes()).unwrap();
+        }
+        uc.reg_write(X::MXCSR, c.mxcsr as u64).unwrap();
+        // Until the instruction's end (REP elements re-execute it), with a
+        // timeout (microseconds) in case something loops.
+        let end = CODE as u64 + c.code.len() as u64;
+        let res = uc.emu_start(CODE as u64, end, 2_000_000, 0);
+        use unicorn_engine::uc_error as E;
+        let vector = match (*uc.get_data(), res.err()) {
+            (Some(n), _) => Some(n as u8),
+            (None, Some(E::INSN_INVALID)) => Some(6),
+            (None, Some(E::READ_UNMAPPED | E::WRITE_UNMAPPED | E::FETCH_UNMAPPED)) => Some(14),
+            (None, Some(e)) => Some(0xE0 | e as u8 & 0xF),
+            (None, None) => None,
+        };
+        let mut regs = [0u32; 8];
+        for (i, r) in GPRS.iter().enumerate() {
+            regs[i] = uc.reg_read(*r).unwrap() as u32;
+        }
+        let mut xmm = [0u128; 8];
+        for (i, r) in XMMS.iter().enumerate() {
+            let b = uc.reg_read_long(*r).unwrap();
+            let mut a = [0u8; 16];
+            a.copy_from_slice(&b[..16]);
+            xmm[i] = u128::from_le_bytes(a);
+        }
+        let mut mem = vec![0u8; WIN];
+        uc.mem_read(0, &mut mem).unwrap();
+        St {
+            regs,
+            eip: uc.reg_read(X::EIP).unwrap() as u32,
+            eflags: uc.reg_read(X::EFLAGS).unwrap() as u32,
+            xmm,
+            mxcsr: uc.reg_read(X::MXCSR).unwrap() as u32,
+            vector,
+            mem,
+        }
+    }
+}
+
 /// SSE/SSE2 in 32-bit flat mode (`Isa::PentiumSse2`, the model mainemu
 /// runs) against unicorn's QEMU with CPU model Opteron G1 (SSE2, no SSE3).
 ///
@@ -856,11 +1122,9 @@ fn l0_matches_qemu_on_386_forms() {
 /// rule to two NaN operands (larger significand wins) where SSE returns
 /// the first: such cases are counted as a deviation, never compared.
 mod sse {
+    use super::flat32::{self, Init, Rng, St, CODE, WIN};
     use super::*;
-    use toyvm::cpu::user::{self, FlatSetup, UserOutcome};
 
-    const WIN: usize = 0x2_0000;
-    const CODE: u32 = 0x1_8000;
     /// UC_CPU_X86_QEMU64 by default (CPU_DIFF_SSE_MODEL picks another).
     static SSE_CPU_MODEL_ENV: std::sync::OnceLock<i32> = std::sync::OnceLock::new();
 
@@ -1046,19 +1310,6 @@ mod sse {
         (0x66, 0xFE, false, None, 0),
     ];
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
-
     const F32_SPECIAL: &[u32] = &[
         0,
         0x8000_0000,
@@ -1123,17 +1374,6 @@ mod sse {
         }
     }
 
-    #[derive(Debug, Clone, PartialEq)]
-    struct St {
-        regs: [u32; 8],
-        eip: u32,
-        eflags: u32,
-        xmm: [u128; 8],
-        mxcsr: u32,
-        vector: Option<u8>,
-        mem: Vec<u8>,
-    }
-
     #[derive(Debug, Clone)]
     struct Case {
         code: Vec<u8>,
@@ -1141,22 +1381,6 @@ mod sse {
         eflags: u32,
         xmm: [u128; 8],
         mxcsr: u32,
-    }
-
-    struct FlatBus(Vec<u8>);
-    impl Bus for FlatBus {
-        fn read8(&mut self, a: u32) -> u8 {
-            self.0.get(a as usize).copied().unwrap_or(0)
-        }
-        fn write8(&mut self, a: u32, v: u8) {
-            if let Some(b) = self.0.get_mut(a as usize) {
-                *b = v;
-            }
-        }
-        fn io_read(&mut self, _p: u16, w: Width, _n: u64) -> u32 {
-            w.mask()
-        }
-        fn io_write(&mut self, _p: u16, _w: Width, _v: u32, _n: u64) {}
     }
 
     fn gen(r: &mut Rng) -> Case {
@@ -1244,112 +1468,28 @@ mod sse {
         m
     }
 
-    fn ours(c: &Case, img: &[u8]) -> St {
-        let mut bus = FlatBus(img.to_vec());
-        bus.0[CODE as usize..CODE as usize + c.code.len()].copy_from_slice(&c.code);
-        let mut cpu = Cpu::new_flat32(&FlatSetup {
-            eip: CODE,
-            esp: c.regs[4],
-            fs_base: 0,
-            fs_limit: 0xFFF,
-        });
-        cpu.regs = c.regs;
-        cpu.set_eflags(c.eflags);
-        cpu.sse.xmm = c.xmm;
-        cpu.sse.mxcsr = c.mxcsr;
-        let vector = match user::step(&mut cpu, &mut bus) {
-            UserOutcome::Ok => None,
-            UserOutcome::Exception(e) => Some(e.vector),
-            UserOutcome::Stop(s) => Some(0xF0 + (s.what.len() % 8) as u8),
-        };
-        St {
-            regs: cpu.regs,
-            eip: cpu.eip,
-            eflags: cpu.eflags(),
-            xmm: cpu.sse.xmm,
-            mxcsr: cpu.sse.mxcsr,
-            vector,
-            mem: bus.0,
+    fn init(c: &Case) -> Init<'_> {
+        Init {
+            code: &c.code,
+            regs: c.regs,
+            eflags: c.eflags,
+            xmm: c.xmm,
+            mxcsr: c.mxcsr,
         }
     }
 
+    fn ours(c: &Case, img: &[u8]) -> St {
+        flat32::ours(&init(c), img)
+    }
+
     fn theirs(c: &Case, img: &[u8]) -> St {
-        let mut uc = Unicorn::new_with_data(Arch::X86, Mode::MODE_32, None::<u32>).unwrap();
-        uc.ctl_set_cpu_model(*SSE_CPU_MODEL_ENV.get_or_init(|| {
+        let model = *SSE_CPU_MODEL_ENV.get_or_init(|| {
             std::env::var("CPU_DIFF_SSE_MODEL")
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0)
-        }))
-        .unwrap();
-        uc.mem_map(0, WIN as u64, Prot::ALL).unwrap();
-        uc.add_intr_hook(|uc, n| {
-            *uc.get_data_mut() = Some(n);
-            uc.emu_stop().unwrap();
-        })
-        .unwrap();
-        // Unicorn sets CR4.OSFXSR only for models with XSAVE: set it (and
-        // OSXMMEXCPT) as Windows does.
-        uc.reg_write(X::CR4, 0x600).unwrap();
-        uc.mem_write(0, img).unwrap();
-        uc.mem_write(CODE as u64, &c.code).unwrap();
-        let gprs = [
-            X::EAX,
-            X::ECX,
-            X::EDX,
-            X::EBX,
-            X::ESP,
-            X::EBP,
-            X::ESI,
-            X::EDI,
-        ];
-        for (r, v) in gprs.iter().zip(c.regs) {
-            uc.reg_write(*r, v as u64).unwrap();
-        }
-        uc.reg_write(X::EFLAGS, c.eflags as u64).unwrap();
-        let xr = [
-            X::XMM0,
-            X::XMM1,
-            X::XMM2,
-            X::XMM3,
-            X::XMM4,
-            X::XMM5,
-            X::XMM6,
-            X::XMM7,
-        ];
-        for (r, v) in xr.iter().zip(c.xmm) {
-            uc.reg_write_long(*r, &v.to_le_bytes()).unwrap();
-        }
-        uc.reg_write(X::MXCSR, c.mxcsr as u64).unwrap();
-        let res = uc.emu_start(CODE as u64, CODE as u64 + c.code.len() as u64, 0, 1);
-        let vector = match (*uc.get_data(), res.err()) {
-            (Some(n), _) => Some(n as u8),
-            (None, Some(unicorn_engine::uc_error::INSN_INVALID)) => Some(6),
-            (None, Some(e)) => Some(0xE0 | e as u8 & 0xF),
-            (None, None) => None,
-        };
-        let mut regs = [0u32; 8];
-        for (i, r) in gprs.iter().enumerate() {
-            regs[i] = uc.reg_read(*r).unwrap() as u32;
-        }
-        let mut xmm = [0u128; 8];
-        for (i, r) in xr.iter().enumerate() {
-            let b = uc.reg_read_long(*r).unwrap();
-            let mut a = [0u8; 16];
-            a.copy_from_slice(&b[..16]);
-            xmm[i] = u128::from_le_bytes(a);
-        }
-        let mut mem = vec![0u8; WIN];
-        uc.mem_read(0, &mut mem).unwrap();
-        St {
-            regs,
-            eip: uc.reg_read(X::EIP).unwrap() as u32,
-            eflags: uc.reg_read(X::EFLAGS).unwrap() as u32,
-            xmm,
-            mxcsr: uc.reg_read(X::MXCSR).unwrap() as u32,
-            vector,
-            mem,
-        }
+        });
+        flat32::theirs(&init(c), img, model)
     }
 
     /// Whether some lane holds a NaN in both the destination and the source
@@ -1494,5 +1634,405 @@ mod sse {
             two_nan * 20 < agreed,
             "too many two-NaN deviations: {two_nan}"
         );
+    }
+}
+
+/// The integer forms in 32-bit flat protected mode (the mode mainemu runs),
+/// against unicorn's QEMU in `Mode::MODE_32` through the [`flat32`] harness.
+///
+/// Each case is one generated instruction from [`int32::FORMS`] as a 32-bit
+/// code segment decodes it (default operand and address size 32; 66h/67h
+/// give the 16-bit forms), with random ModRM/SIB/displacement/immediate
+/// bytes (32-bit displacements clamped below 16 KiB), an ES/CS/SS/DS
+/// override or none, REP/REPNE on string forms (ECX below 256), on random
+/// registers (most of them small, so memory operands mostly stay inside the
+/// mapped window; the rest reach past it and must #PF on both sides) and
+/// random arithmetic flags and DF. Compared: general registers, EIP, defined
+/// EFLAGS (undefined ones masked with [`undefined_flags`]), all memory and
+/// the exception vector (#DE, #BR, #UD, #PF from accesses past the window,
+/// INT3/INT n/INTO); after a fault the registers only (both CPUs undo the
+/// instruction). Branches, segment loads and privileged forms are not in the
+/// table: the user-mode flat setup has no GDT on the unicorn side and runs at
+/// CPL 3 on ours.
+mod int32 {
+    use super::flat32::{self, Init, Rng, St, CODE, WIN};
+    use super::*;
+
+    pub const FORMS: &[Form] = &[
+        Form(&[0x00], M::Any, Never),
+        Form(&[0x01], M::Any, Random),
+        Form(&[0x02], M::Any, Never),
+        Form(&[0x03], M::Any, Random),
+        Form(&[0x04], M::None, Never),
+        Form(&[0x05], M::None, Random),
+        Form(&[0x09], M::Any, Random),
+        Form(&[0x0A], M::Any, Never),
+        Form(&[0x11], M::Any, Random),
+        Form(&[0x13], M::Any, Random),
+        Form(&[0x15], M::None, Random),
+        Form(&[0x18], M::Any, Never),
+        Form(&[0x19], M::Any, Random),
+        Form(&[0x1B], M::Any, Random),
+        Form(&[0x21], M::Any, Random),
+        Form(&[0x22], M::Any, Never),
+        Form(&[0x25], M::None, Random),
+        Form(&[0x29], M::Any, Random),
+        Form(&[0x2B], M::Any, Random),
+        Form(&[0x2C], M::None, Never),
+        Form(&[0x31], M::Any, Random),
+        Form(&[0x33], M::Any, Random),
+        Form(&[0x38], M::Any, Never),
+        Form(&[0x39], M::Any, Random),
+        Form(&[0x3B], M::Any, Random),
+        Form(&[0x3D], M::None, Random),
+        Form(&[0x27], M::None, Never),
+        Form(&[0x2F], M::None, Never),
+        Form(&[0x37], M::None, Never),
+        Form(&[0x3F], M::None, Never),
+        Form(&[0x40], M::Family, Random),
+        Form(&[0x48], M::Family, Random),
+        Form(&[0x50], M::Family, Random),
+        Form(&[0x58], M::Family, Random),
+        Form(&[0x60], M::None, Random),
+        Form(&[0x61], M::None, Random),
+        Form(&[0x62], M::Mem, Random),
+        Form(&[0x68], M::None, Random),
+        Form(&[0x69], M::Any, Random),
+        Form(&[0x6A], M::None, Random),
+        Form(&[0x6B], M::Any, Random),
+        Form(&[0x80], M::Any, Never),
+        Form(&[0x81], M::Any, Random),
+        Form(&[0x83], M::Any, Random),
+        Form(&[0x84], M::Any, Never),
+        Form(&[0x85], M::Any, Random),
+        Form(&[0x86], M::Any, Never),
+        Form(&[0x87], M::Any, Random),
+        Form(&[0x88], M::Any, Never),
+        Form(&[0x89], M::Any, Random),
+        Form(&[0x8A], M::Any, Never),
+        Form(&[0x8B], M::Any, Random),
+        Form(&[0x8D], M::Mem, Random),
+        Form(&[0x8F], M::Reg(&[0]), Random),
+        Form(&[0x90], M::Family, Random),
+        Form(&[0x98], M::None, Random),
+        Form(&[0x99], M::None, Random),
+        Form(&[0x9E], M::None, Never),
+        Form(&[0x9F], M::None, Never),
+        Form(&[0xA0], M::None, Never),
+        Form(&[0xA1], M::None, Random),
+        Form(&[0xA2], M::None, Never),
+        Form(&[0xA3], M::None, Random),
+        Form(&[0xA4], M::None, Never),
+        Form(&[0xA5], M::None, Random),
+        Form(&[0xA6], M::None, Never),
+        Form(&[0xA7], M::None, Random),
+        Form(&[0xA8], M::None, Never),
+        Form(&[0xA9], M::None, Random),
+        Form(&[0xAA], M::None, Never),
+        Form(&[0xAB], M::None, Random),
+        Form(&[0xAC], M::None, Never),
+        Form(&[0xAD], M::None, Random),
+        Form(&[0xAE], M::None, Never),
+        Form(&[0xAF], M::None, Random),
+        Form(&[0xB0], M::Family, Never),
+        Form(&[0xB8], M::Family, Random),
+        Form(&[0xC0], M::Any, Never),
+        Form(&[0xC1], M::Any, Random),
+        Form(&[0xC6], M::Reg(&[0]), Never),
+        Form(&[0xC7], M::Reg(&[0]), Random),
+        Form(&[0xC8], M::None, Random),
+        Form(&[0xC9], M::None, Random),
+        Form(&[0xCC], M::None, Never),
+        Form(&[0xCD], M::None, Never),
+        Form(&[0xCE], M::None, Never),
+        Form(&[0xD0], M::Any, Never),
+        Form(&[0xD1], M::Any, Random),
+        Form(&[0xD2], M::Any, Never),
+        Form(&[0xD3], M::Any, Random),
+        Form(&[0xD4], M::None, Never),
+        Form(&[0xD5], M::None, Never),
+        Form(&[0xD7], M::None, Never),
+        Form(&[0xF5], M::None, Never),
+        Form(&[0xF6], M::Any, Never),
+        Form(&[0xF7], M::Any, Random),
+        Form(&[0xF8], M::None, Never),
+        Form(&[0xF9], M::None, Never),
+        Form(&[0xFC], M::None, Never),
+        Form(&[0xFD], M::None, Never),
+        Form(&[0xFE], M::Reg(&[0, 1]), Never),
+        Form(&[0xFF], M::Reg(&[0, 1, 6]), Random),
+        Form(&[0x0F, 0x0B], M::None, Never),
+        Form(&[0x0F, 0x40], M::Family, Random),
+        Form(&[0x0F, 0x48], M::Family, Random),
+        Form(&[0x0F, 0x90], M::Family, Never),
+        Form(&[0x0F, 0x98], M::Family, Never),
+        Form(&[0x0F, 0xA3], M::Any, Random),
+        Form(&[0x0F, 0xAB], M::Any, Random),
+        Form(&[0x0F, 0xB3], M::Any, Random),
+        Form(&[0x0F, 0xBB], M::Any, Random),
+        Form(&[0x0F, 0xBA], M::Reg(&[4, 5, 6, 7]), Random),
+        Form(&[0x0F, 0xA4], M::Any, Random),
+        Form(&[0x0F, 0xA5], M::Any, Random),
+        Form(&[0x0F, 0xAC], M::Any, Random),
+        Form(&[0x0F, 0xAD], M::Any, Random),
+        Form(&[0x0F, 0xAF], M::Any, Random),
+        Form(&[0x0F, 0xB0], M::Any, Never),
+        Form(&[0x0F, 0xB1], M::Any, Random),
+        Form(&[0x0F, 0xB6], M::Any, Random),
+        Form(&[0x0F, 0xB7], M::Any, Random),
+        Form(&[0x0F, 0xBE], M::Any, Random),
+        Form(&[0x0F, 0xBF], M::Any, Random),
+        Form(&[0x0F, 0xBC], M::Any, Random),
+        Form(&[0x0F, 0xBD], M::Any, Random),
+        Form(&[0x0F, 0xC0], M::Any, Never),
+        Form(&[0x0F, 0xC1], M::Any, Random),
+        Form(&[0x0F, 0xC7], M::Reg(&[1]), Never),
+        Form(&[0x0F, 0xC8], M::Family, Never),
+    ];
+
+    /// Segment overrides a flat setup gives both CPUs alike (FS is the TEB
+    /// and GS null on ours, neither loadable on unicorn without a GDT).
+    const SEGS32: [u8; 4] = [0x26, 0x2E, 0x36, 0x3E];
+
+    struct Case {
+        code: Vec<u8>,
+        regs: [u32; 8],
+        eflags: u32,
+    }
+
+    fn gen(r: &mut Rng) -> Case {
+        let form = &FORMS[r.below(FORMS.len() as u64) as usize];
+        let pfx = r.next() as u8;
+        let mut tail = [0u8; 12];
+        for b in tail.iter_mut() {
+            *b = r.next() as u8;
+        }
+        let mut code = build_bytes(form, pfx, &tail, 32, &SEGS32);
+        let ins = Decoder::new(32, &code, DecoderOptions::NONE).decode();
+        if !ins.is_invalid() {
+            code.truncate(ins.len());
+        }
+        let mut regs = [0u32; 8];
+        for v in regs.iter_mut() {
+            // Base + index * 8 + a clamped displacement stays mostly inside
+            // the window; a quarter are any value (results, and #PF).
+            *v = if r.below(4) == 0 {
+                r.next() as u32
+            } else {
+                0x1000 + r.below(0x2800) as u32
+            };
+        }
+        // The stack inside the window, below the code, now and then
+        // misaligned.
+        regs[4] = 0x4000 + r.below(0x5000) as u32 * 4 + if r.below(8) == 0 { 2 } else { 0 };
+        let string = form.0.len() == 1 && matches!(form.0[0], 0xA4..=0xAF);
+        if string {
+            regs[1] &= 0xFF;
+        }
+        Case {
+            code,
+            regs,
+            // No TF, no AC; IF as user mode has it; DF and the arithmetic
+            // flags random.
+            eflags: 0x202 | (r.next() as u32 & 0xCD5),
+        }
+    }
+
+    /// Recognises a known QEMU deviation (see [`Deviation`]) in this outcome
+    /// pair.
+    fn deviation(c: &Case, ins: &iced_x86::Instruction, a: &St, b: &St) -> Option<Deviation> {
+        if test_alias_ud(&c.code, a.vector, b.vector) {
+            return Some(Deviation::TestAliasUd);
+        }
+        if ins.mnemonic() == Mnemonic::Enter {
+            // The final ESP: below the pushed frame pointer, the level - 1
+            // copied ones and FrameTemp (level > 0), and the frame size.
+            let slot = if c.code.contains(&0x66) { 2 } else { 4 };
+            let level = ins.immediate(1) as u32 % 32;
+            let pushes = if level == 0 { 1 } else { level + 1 };
+            let end = c.regs[4]
+                .wrapping_sub(slot * pushes)
+                .wrapping_sub(ins.immediate(0) as u32);
+            if a.vector == Some(14) && b.vector.is_none() && end as usize >= WIN {
+                return Some(Deviation::EnterFinalStack);
+            }
+            // Same outcome but EBP's upper half: QEMU's is FrameTemp's (ESP's
+            // after pushing BP), ours kept the original one.
+            let mut a2 = a.clone();
+            a2.regs[5] = b.regs[5];
+            if c.code.contains(&0x66)
+                && a.vector.is_none()
+                && a.regs[5] != b.regs[5]
+                && a.regs[5] & 0xFFFF == b.regs[5] & 0xFFFF
+                && a.regs[5] >> 16 == c.regs[5] >> 16
+                && compare(c, ins, &a2, b).is_ok()
+            {
+                return Some(Deviation::Enter16Stack32);
+            }
+        }
+        use iced_x86::{InstructionInfoFactory, OpAccess, Register};
+        let writes_cs = InstructionInfoFactory::new()
+            .info(ins)
+            .used_memory()
+            .iter()
+            .any(|m| {
+                m.segment() == Register::CS
+                    && matches!(
+                        m.access(),
+                        OpAccess::Write
+                            | OpAccess::ReadWrite
+                            | OpAccess::CondWrite
+                            | OpAccess::ReadCondWrite
+                    )
+            });
+        (writes_cs && a.vector == Some(13) && matches!(b.vector, None | Some(14)))
+            .then_some(Deviation::CodeSegmentWrite)
+    }
+
+    /// Compares one outcome pair: the vector; after a fault the registers
+    /// (both CPUs undo the instruction); else registers, EIP, the defined
+    /// flags and memory. Err carries a kind (mnemonic and what differs) and
+    /// the message.
+    fn compare(
+        c: &Case,
+        ins: &iced_x86::Instruction,
+        a: &St,
+        b: &St,
+    ) -> Result<(), (String, String)> {
+        let kind = |what: &str| format!("{:?} {what}", ins.mnemonic());
+        if a.vector != b.vector {
+            return Err((
+                kind(&format!("vector {:?}/{:?}", a.vector, b.vector)),
+                format!("vector: ours {:?} qemu {:?}", a.vector, b.vector),
+            ));
+        }
+        if a.vector.is_some() {
+            if a.regs != b.regs {
+                return Err((
+                    kind("regs after fault"),
+                    format!(
+                        "registers after a fault: ours {:08x?} qemu {:08x?}",
+                        a.regs, b.regs
+                    ),
+                ));
+            }
+            return Ok(());
+        }
+        for i in 0..8 {
+            if a.regs[i] != b.regs[i] {
+                return Err((
+                    kind(&format!("reg {i}")),
+                    format!("reg {i}: ours {:#x} qemu {:#x}", a.regs[i], b.regs[i]),
+                ));
+            }
+        }
+        if a.eip != b.eip {
+            return Err((
+                kind("eip"),
+                format!("eip: ours {:#x} qemu {:#x}", a.eip, b.eip),
+            ));
+        }
+        let mask = 0xCD5 & !undefined_flags(&c.code, 32, c.regs[1]);
+        if (a.eflags ^ b.eflags) & mask != 0 {
+            return Err((
+                kind("eflags"),
+                format!(
+                    "eflags ours {:#x} qemu {:#x} mask {mask:#x}",
+                    a.eflags, b.eflags
+                ),
+            ));
+        }
+        if a.mem != b.mem {
+            let at = a.mem.iter().zip(&b.mem).position(|(x, y)| x != y).unwrap();
+            return Err((
+                kind("memory"),
+                format!(
+                    "memory differs first at {at:#x}: ours {:#x} qemu {:#x}",
+                    a.mem[at], b.mem[at]
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn l0_matches_qemu_on_flat32_integer_forms() {
+        let mut img = pattern()[..WIN].to_vec();
+        img[CODE as usize..CODE as usize + 0x100].fill(0xF4);
+        let n = cases();
+        let mut r = Rng(std::env::var("CPU_DIFF_SEED")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0x3232_0386)
+            | 1);
+        let (mut agreed, mut faulted, mut undefined) = (0u32, 0u32, 0u32);
+        let mut devs: BTreeMap<Deviation, u32> = BTreeMap::new();
+        let mut by: BTreeMap<String, u32> = BTreeMap::new();
+        let keep_going = std::env::var("CPU_DIFF_KEEP_GOING").is_ok();
+        let mut mismatches: BTreeMap<String, String> = BTreeMap::new();
+        for _ in 0..n {
+            let c = gen(&mut r);
+            let ins = Decoder::with_ip(32, &c.code, CODE as u64, DecoderOptions::NONE).decode();
+            if undefined_case(&c.code, 32, CODE as u64, c.regs[1]) {
+                undefined += 1;
+                continue;
+            }
+            let init = Init {
+                code: &c.code,
+                regs: c.regs,
+                eflags: c.eflags,
+                xmm: [0; 8],
+                mxcsr: 0x1F80,
+            };
+            let a = flat32::ours(&init, &img);
+            let b = flat32::theirs(&init, &img, 0);
+            let ctx = format!(
+                "code {:02X?} ({ins}) regs {:08x?} eflags {:#x}",
+                c.code, c.regs, c.eflags
+            );
+            if let Some(d) = deviation(&c, &ins, &a, &b) {
+                *devs.entry(d).or_default() += 1;
+                continue;
+            }
+            match compare(&c, &ins, &a, &b) {
+                Ok(()) => {}
+                // CPU_DIFF_KEEP_GOING lists every kind of disagreement (one
+                // example each) before failing, instead of stopping at the first.
+                Err((kind, msg)) if keep_going => {
+                    mismatches
+                        .entry(kind)
+                        .or_insert_with(|| format!("{msg}: {ctx}"));
+                    continue;
+                }
+                Err((_, msg)) => panic!("{msg}: {ctx}"),
+            }
+            *by.entry(format!(
+                "{:?}{}",
+                ins.mnemonic(),
+                if a.vector.is_some() { "!" } else { "" }
+            ))
+            .or_default() += 1;
+            if a.vector.is_some() {
+                faulted += 1;
+                continue;
+            }
+            agreed += 1;
+        }
+        eprintln!(
+            "int32_vs_unicorn: {agreed} agreed, {faulted} faulted alike, {undefined} undefined-result cases skipped, QEMU deviations {devs:?}"
+        );
+        if std::env::var("CPU_DIFF_VERBOSE").is_ok() {
+            eprintln!("by mnemonic (! = faulted): {by:?}");
+        }
+        for (k, m) in &mismatches {
+            eprintln!("MISMATCH {k}: {m}");
+        }
+        assert!(
+            mismatches.is_empty(),
+            "{} kinds of disagreement",
+            mismatches.len()
+        );
+        let dev: u32 = devs.values().sum();
+        assert!(dev * 5 < agreed, "too many QEMU-deviation cases: {dev}");
     }
 }
