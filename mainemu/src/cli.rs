@@ -54,6 +54,19 @@ enum Cmd {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Run a manifest of programs with command lines, inputs and expected
+    /// results (src/survey.rs gives the format); one row per program, ending
+    /// with `survey: N programs, P passed, F failed, S stopped`.
+    Survey {
+        /// The manifest (TOML), e.g. mainemu/survey/win32-real.toml.
+        manifest: PathBuf,
+        /// Where the programs are (default: the manifest's `root`).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Execution arm: `l0` or `l1`.
+        #[arg(long, default_value = "l0")]
+        arm: String,
+    },
 }
 
 /// One import and how it resolves.
@@ -271,6 +284,11 @@ pub fn main() -> std::process::ExitCode {
                 _ => std::process::ExitCode::from(125),
             }
         }
+        Cmd::Survey {
+            manifest,
+            root,
+            arm,
+        } => survey(&manifest, root.as_deref(), &arm),
         Cmd::Imports { programs, summary } => {
             let mut failed = false;
             if summary {
@@ -306,6 +324,58 @@ pub fn main() -> std::process::ExitCode {
             } else {
                 std::process::ExitCode::SUCCESS
             }
+        }
+    }
+}
+
+/// `mainemu survey`: rows as they finish, then the totals line. Exit status
+/// 0 when every row passed, 1 otherwise, 2 for a bad manifest.
+fn survey(manifest: &std::path::Path, root: Option<&std::path::Path>, arm: &str) -> std::process::ExitCode {
+    let arm: crate::run::Arm = match arm.parse() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("mainemu survey: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let scratch = std::env::temp_dir().join(format!("mainemu-survey-{}", std::process::id()));
+    std::fs::remove_dir_all(&scratch).ok();
+    println!("| # | program | arguments | ending | dispatches | verdict |");
+    println!("|---:|---|---|---|---:|---|");
+    let r = crate::survey::run_manifest(manifest, root, arm, &scratch, &mut |i, c, g| {
+        let args = c.args.join(" ");
+        match g {
+            Ok(g) => println!(
+                "| {} | {} | {} | {} | {} | {:?}{} |",
+                i + 1,
+                c.program,
+                args,
+                match &g.ending {
+                    crate::run::Ending::Exit { code } => format!("exit {code}"),
+                    crate::run::Ending::Budget => "budget".into(),
+                    crate::run::Ending::Unimplemented { report } => report.clone(),
+                    crate::run::Ending::Stop { report } => report.lines().next().unwrap_or("").to_string(),
+                },
+                g.dispatches,
+                g.verdict,
+                if g.complaints.is_empty() { String::new() } else { format!(": {}", g.complaints.join("; ")) }
+            ),
+            Err(e) => println!("| {} | {} | {} | error: {e} | | Failed |", i + 1, c.program, args),
+        }
+    });
+    std::fs::remove_dir_all(&scratch).ok();
+    match r {
+        Ok(r) => {
+            println!("{}", r.last_line());
+            if r.count(crate::survey::Verdict::Passed) == r.rows.len() {
+                std::process::ExitCode::SUCCESS
+            } else {
+                std::process::ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("mainemu survey: {e}");
+            std::process::ExitCode::from(2)
         }
     }
 }

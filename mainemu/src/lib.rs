@@ -23,6 +23,7 @@ pub mod pe;
 pub mod process;
 pub mod run;
 pub mod seh;
+pub mod survey;
 pub mod threads;
 pub mod thunks;
 pub mod vfs;
