@@ -129,7 +129,9 @@ pub fn run<M: MachineRuntime>(
     let pc = arena.entry(entry)? as usize;
     let (mem, lookup) = arena.engine_parts();
     let mut uops = 0;
-    Some(engine::<M, false>(mem, lookup, m, st, pc, limit, &mut uops))
+    Some(engine::<M, false, false>(
+        mem, lookup, m, st, pc, limit, &mut uops, None,
+    ))
 }
 
 /// As [`run`], and adds to `uops` the engine ops executed (every transition
@@ -145,12 +147,45 @@ pub fn run_counting<M: MachineRuntime>(
 ) -> Option<E1Exit> {
     let pc = arena.entry(entry)? as usize;
     let (mem, lookup) = arena.engine_parts();
-    Some(engine::<M, true>(mem, lookup, m, st, pc, limit, uops))
+    Some(engine::<M, true, false>(
+        mem, lookup, m, st, pc, limit, uops, None,
+    ))
+}
+
+/// Ops executed by kind: slot `k` counts executions of E1 op number `k`
+/// (see [`super::op_name`] and [`super::op_class`]). The census's breakdown.
+pub type OpProfile = [u64; super::OP_SLOTS];
+
+/// As [`run_counting`], and also adds one to `profile[op]` for every op it
+/// executes (the census's breakdown by kind). A third monomorphization:
+/// [`run`] and [`run_counting`] pay nothing for it.
+pub fn run_profiling<M: MachineRuntime>(
+    arena: &mut E1Arena,
+    m: &mut M,
+    st: &mut E1State,
+    entry: ProgId,
+    limit: u64,
+    uops: &mut u64,
+    profile: &mut OpProfile,
+) -> Option<E1Exit> {
+    let pc = arena.entry(entry)? as usize;
+    let (mem, lookup) = arena.engine_parts();
+    Some(engine::<M, true, true>(
+        mem,
+        lookup,
+        m,
+        st,
+        pc,
+        limit,
+        uops,
+        Some(profile),
+    ))
 }
 
 /// The engine proper: the one function.
 #[allow(clippy::too_many_lines)]
-pub(crate) fn engine<M: MachineRuntime, const COUNT: bool>(
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
     mem: &mut [u32; MEM_ALLOC],
     lookup: &[(u64, u32); LOOKUP_ENTRIES],
     m: &mut M,
@@ -158,6 +193,7 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool>(
     mut pc: usize,
     limit: u64,
     uops_out: &mut u64,
+    mut profile: Option<&mut OpProfile>,
 ) -> E1Exit {
     const M: usize = MEM_MASK;
     // Dispatches the budget still covers. Signed: an unchecked `clock` may
@@ -387,6 +423,11 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool>(
         pc &= M;
         if COUNT {
             uops += 1;
+        }
+        if PROFILE {
+            if let Some(h) = profile.as_deref_mut() {
+                h[(mem[pc] as usize) & (super::OP_SLOTS - 1)] += 1;
+            }
         }
         match mem[pc] {
             op::MOV32 => {

@@ -22,7 +22,7 @@ pub mod encode;
 pub mod engine;
 
 pub use arena::{E1Arena, E1Error, LinkSlot, ProgId};
-pub use engine::{run, run_counting, E1Exit, E1State};
+pub use engine::{run, run_counting, run_profiling, E1Exit, E1State, OpProfile};
 
 /// Words in E1's memory (a power of two: every index is masked with
 /// [`MEM_MASK`], which lets safe Rust drop the bounds checks and means no
@@ -43,6 +43,111 @@ pub const VREG_MASK: usize = VREG_WORDS - 1;
 pub const SINK: u32 = 255;
 /// First word available to programs.
 pub const ARENA_BASE: u32 = VREG_WORDS as u32;
+/// Slots of an [`OpProfile`] (a power of two above [`op::COUNT_OPS`]).
+pub const OP_SLOTS: usize = 128;
+const _: () = assert!(op::COUNT_OPS as usize <= OP_SLOTS);
+
+/// The name of E1 op `o` as the census prints it (`ADDF16`, `LD8`,
+/// `CLOCKCHECK`, ...); `?` for a number that is no op.
+pub fn op_name(o: u32) -> String {
+    const ALU: [&str; 9] = ["ADD", "SUB", "AND", "OR", "XOR", "SHL", "SHR", "SAR", "MUL"];
+    const ARITH: [&str; 10] = [
+        "ADDF", "ADCF", "SUBF", "SBBF", "ANDF", "ORF", "XORF", "INCF", "DECF", "NEGF",
+    ];
+    const W: [&str; 3] = ["8", "16", "32"];
+    use op::*;
+    let w = |x: u32| W[(x % 3) as usize];
+    match o {
+        MOV32 => "MOV32".into(),
+        MOVL => "MOVL".into(),
+        SEXT8 => "SEXT8".into(),
+        SEXT16 => "SEXT16".into(),
+        x if (ALU_BASE..ARITH_BASE).contains(&x) => {
+            format!("{}{}", ALU[((x - ALU_BASE) / 3) as usize], w(x - ALU_BASE))
+        }
+        x if (ARITH_BASE..SHIFT).contains(&x) => {
+            format!(
+                "{}{}",
+                ARITH[((x - ARITH_BASE) / 3) as usize],
+                w(x - ARITH_BASE)
+            )
+        }
+        x if (LD..LDC).contains(&x) => format!("LD{}", w(x - LD)),
+        x if (LDC..ST).contains(&x) => format!("LDC{}", w(x - LDC)),
+        x if (ST..STC).contains(&x) => format!("ST{}", w(x - ST)),
+        x if (STC..IN).contains(&x) => format!("STC{}", w(x - STC)),
+        _ => {
+            const REST: &[(u32, &str)] = &[
+                (SHIFT, "SHIFT"),
+                (FLAGSREC, "FLAGSREC"),
+                (FLAGSGET, "FLAGSGET"),
+                (FLAGSSET, "FLAGSSET"),
+                (GETCC, "GETCC"),
+                (IN, "IN"),
+                (OUT, "OUT"),
+                (SERVICE, "SERVICE"),
+                (CALL, "CALL"),
+                (CLOCK, "CLOCK"),
+                (CLOCKCHECK, "CLOCKCHECK"),
+                (COUNT, "COUNT"),
+                (EXITPEND, "EXITPEND"),
+                (JMP, "JMP"),
+                (BRCC, "BRCC"),
+                (BREQ, "BREQ"),
+                (BRNE, "BRNE"),
+                (BRLT, "BRLT"),
+                (BRLE, "BRLE"),
+                (EXIT, "EXIT"),
+                (LINK, "LINK"),
+                (INDIRECT, "INDIRECT"),
+                (CHK, "CHK"),
+                (STOPIF, "STOPIF"),
+                (X87, "X87"),
+                (ARITHBR, "ARITHBR"),
+                (STRSTEP, "STRSTEP"),
+                (JMPA, "JMPA"),
+                (BRCCA, "BRCCA"),
+                (ARITHBRA, "ARITHBRA"),
+                (BRCMPA, "BRCMPA"),
+                (DIVERT, "DIVERT"),
+            ];
+            REST.iter()
+                .find(|(n, _)| *n == o)
+                .map_or("?", |(_, s)| s)
+                .to_string()
+        }
+    }
+}
+
+/// The class of E1 op `o` for the census's breakdown: `move` (copies,
+/// lane moves, sign extension), `alu` (no flags), `arith` (writes the flag
+/// record: ADDF.., SHIFT, FLAGSREC, FLAGSSET), `flags-read` (FLAGSGET,
+/// GETCC), `load`, `store`, `guard` (CHK: an access check without the
+/// access), `branch` (internal jumps and branches, flag-forwarded ones
+/// included), `clock` (CLOCK, CLOCKCHECK, EXITPEND, COUNT), `exit` (EXIT,
+/// LINK, INDIRECT, DIVERT: leaving the program), `helper` (CALL, X87,
+/// STRSTEP), `machine` (IN, OUT, SERVICE, STOPIF).
+pub fn op_class(o: u32) -> &'static str {
+    use op::*;
+    match o {
+        MOV32 | MOVL | SEXT8 | SEXT16 => "move",
+        x if (ALU_BASE..ARITH_BASE).contains(&x) => "alu",
+        x if (ARITH_BASE..SHIFT).contains(&x) => "arith",
+        SHIFT | FLAGSREC | FLAGSSET => "arith",
+        FLAGSGET | GETCC => "flags-read",
+        x if (LD..ST).contains(&x) => "load",
+        x if (ST..IN).contains(&x) => "store",
+        CHK => "guard",
+        JMP | BRCC | BREQ | BRNE | BRLT | BRLE | ARITHBR | JMPA | BRCCA | ARITHBRA | BRCMPA => {
+            "branch"
+        }
+        CLOCK | CLOCKCHECK | EXITPEND | COUNT => "clock",
+        EXIT | LINK | INDIRECT | DIVERT => "exit",
+        CALL | X87 | STRSTEP => "helper",
+        IN | OUT | SERVICE | STOPIF => "machine",
+        _ => "?",
+    }
+}
 
 /// Operand word layout: bits 0..23 the word index, bits 24..25 the lane id
 /// (D=0 W=1 B=2 H=3), bit 27 set for the H lane (so `(o >> 24) & 8` is the

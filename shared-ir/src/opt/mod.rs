@@ -10,9 +10,9 @@
 //! (checked by `shared-ir/tests/opt_diff.rs` on the reference interpreter).
 //! It must not know about x86 decoding or any machine's devices.
 //!
-//! Every pass here is block-local (no CFG-wide analysis yet), so `all`
-//! currently equals `baseline` plus nothing: CFG-wide flag liveness,
-//! hoisted guards and LICM are not built (docs/optimizer.md).
+//! Every pass but `clock` is block-local; `all` is `baseline` plus `calls`
+//! and `clock`. CFG-wide flag liveness, hoisted guards and LICM are not
+//! built (docs/optimizer.md).
 
 #![forbid(unsafe_code)]
 
@@ -21,6 +21,8 @@ pub mod constprop;
 pub mod dce;
 pub mod flagfwd;
 pub mod fuse;
+pub mod guards;
+pub mod ldpast;
 pub mod merge;
 pub mod nocount;
 
@@ -67,16 +69,25 @@ pub enum Pass {
     /// Drops the tier-up entry counter (`count`) from programs that are
     /// never tiered up (an optimized program is already the top tier).
     NoCount,
+    /// Load fusion past independent pure ops: `ld t; add sp, 2; mov r, t`
+    /// (POP) becomes `ld r; add sp, 2`.
+    LdPast,
+    /// Segment-limit probes (`chk`) that cannot fail: the address size
+    /// bounds the offset under the limit, or an identical probe passed
+    /// earlier in the block.
+    Guards,
 }
 
 impl Pass {
     /// Every pass, in the order [`optimize`] runs them.
-    pub const ALL: [Pass; 10] = [
+    pub const ALL: [Pass; 12] = [
         Pass::Region,
         Pass::Calls,
         Pass::ConstProp,
         Pass::AddrFold,
         Pass::Fuse,
+        Pass::LdPast,
+        Pass::Guards,
         Pass::Dce,
         Pass::FlagFwd,
         Pass::Merge,
@@ -97,6 +108,8 @@ impl Pass {
             Pass::Merge => "merge",
             Pass::Clock => "clock",
             Pass::NoCount => "nocount",
+            Pass::LdPast => "ldpast",
+            Pass::Guards => "guards",
         }
     }
 
@@ -120,6 +133,8 @@ impl Pass {
             Pass::Merge => merge::run(p),
             Pass::Clock => clock::run(p),
             Pass::NoCount => nocount::run(p),
+            Pass::LdPast => ldpast::run(p),
+            Pass::Guards => guards::run(p),
         }
     }
 }
@@ -138,6 +153,8 @@ pub const NAMED_SETS: &[(&str, &[Pass])] = &[
             Pass::ConstProp,
             Pass::AddrFold,
             Pass::Fuse,
+            Pass::LdPast,
+            Pass::Guards,
             Pass::Dce,
             Pass::FlagFwd,
             Pass::Merge,

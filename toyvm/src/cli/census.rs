@@ -123,6 +123,7 @@ fn run(a: Args) -> Result<ExitCode, String> {
         su,
         si
     );
+    print_breakdown(&rows, a.top);
     if a.coverage {
         print_coverage(&forms, a.top);
     }
@@ -171,6 +172,95 @@ fn ablate(entries: &[census::Entry], set: PassSet) -> Result<ExitCode, String> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// Where the µops go: E1 ops executed by class and by op, per x86
+/// instruction executed inside programs, pooled over the programs and as
+/// the median over programs (medians do not add up; pooled figures do).
+fn print_breakdown(rows: &[Row], top: usize) {
+    let rows: Vec<&Row> = rows.iter().filter(|r| r.uop_insns > 0).collect();
+    let insns: u64 = rows.iter().map(|r| r.uop_insns).sum();
+    if insns == 0 {
+        return;
+    }
+    let mut by_class: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let mut by_op: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut per_prog: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
+    for r in &rows {
+        let mut mine: BTreeMap<&'static str, u64> = BTreeMap::new();
+        for (k, n) in &r.by_op {
+            let c = census::class_of(k);
+            *by_class.entry(c).or_default() += n;
+            *mine.entry(c).or_default() += n;
+            *by_op.entry(k.as_str()).or_default() += n;
+        }
+        for c in CLASSES {
+            let n = mine.get(c).copied().unwrap_or(0);
+            per_prog
+                .entry(c)
+                .or_default()
+                .push(n as f64 / r.uop_insns as f64);
+        }
+    }
+    let total: u64 = by_class.values().sum();
+    let runs: u64 = rows.iter().map(|r| r.handbacks).sum();
+    println!();
+    println!(
+        "breakdown: µops per x86 instruction by op class ({} programs, {} instructions in µops, {} E1 runs = {:.1} instructions per run)",
+        rows.len(),
+        insns,
+        runs,
+        insns as f64 / runs.max(1) as f64
+    );
+    println!(
+        "{:<11} {:>14} {:>8} {:>7} {:>8}",
+        "class", "µops", "pooled", "share", "median"
+    );
+    for c in CLASSES {
+        let n = by_class.get(c).copied().unwrap_or(0);
+        println!(
+            "{:<11} {:>14} {:>8.3} {:>6.1}% {:>8.3}",
+            c,
+            n,
+            n as f64 / insns as f64,
+            100.0 * n as f64 / total.max(1) as f64,
+            census::median(per_prog.remove(c).unwrap_or_default()).unwrap_or(0.0)
+        );
+    }
+    println!(
+        "{:<11} {:>14} {:>8.3}",
+        "total",
+        total,
+        total as f64 / insns as f64
+    );
+    let mut v: Vec<(&str, u64)> = by_op.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    println!("ops by executions (pooled per x86 instruction):");
+    for (k, n) in v.iter().take(top.min(30)) {
+        println!(
+            "  {:<11} {:<10} {:>14} {:>8.3}",
+            k,
+            census::class_of(k),
+            n,
+            *n as f64 / insns as f64
+        );
+    }
+}
+
+/// The classes of `e1::op_class`, in print order.
+const CLASSES: [&str; 12] = [
+    "move",
+    "alu",
+    "arith",
+    "flags-read",
+    "load",
+    "store",
+    "guard",
+    "branch",
+    "clock",
+    "exit",
+    "helper",
+    "machine",
+];
 
 fn print_coverage(forms: &BTreeMap<String, FormCount>, top: usize) {
     let total: u64 = forms

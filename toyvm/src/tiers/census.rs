@@ -37,6 +37,10 @@ pub struct Row {
     pub programs_built: u64,
     pub fallbacks: u64,
     pub spin_dispatches: u64,
+    /// E1 runs that returned to the driver (program entries from outside).
+    pub handbacks: u64,
+    /// E1 ops executed by op name (`e1::op_name`); they sum to `uops`.
+    pub by_op: BTreeMap<String, u64>,
     pub error: Option<String>,
 }
 
@@ -142,7 +146,8 @@ pub fn run(
         OnlyNaive::with_census_passes(passes)
     } else {
         OnlyNaive::with_passes(passes)
-    };
+    }
+    .profile_ops();
     let mut cfg = e.cfg.clone();
     cfg.arm = format!("only-{}", passes.canonical());
     let mut s = match Session::with_engine(&cfg, Box::new(engine)) {
@@ -168,6 +173,12 @@ pub fn run(
     row.programs_built = g("programs_built");
     row.fallbacks = g("fallbacks");
     row.spin_dispatches = g("spin_dispatches");
+    row.handbacks = g("handbacks");
+    if let Some(b) = c.get("uops_by_op").and_then(|v| v.as_object()) {
+        for (k, v) in b {
+            row.by_op.insert(k.clone(), v.as_u64().unwrap_or(0));
+        }
+    }
     let mut forms = BTreeMap::new();
     if let Some(f) = c.get("census_forms").and_then(|v| v.as_object()) {
         for (k, v) in f {
@@ -188,6 +199,14 @@ pub fn run(
         }
     }
     (row, forms)
+}
+
+/// The class of an op name as `e1::op_class` has it (names come from
+/// `e1::op_name`).
+pub fn class_of(name: &str) -> &'static str {
+    (0..shared_ir::e1::OP_SLOTS as u32)
+        .find(|&o| shared_ir::e1::op_name(o) == name)
+        .map_or("?", shared_ir::e1::op_class)
 }
 
 /// Adds `b` into `a`.

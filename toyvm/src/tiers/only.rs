@@ -254,6 +254,9 @@ pub struct OnlyNaive {
     /// The `jit` arm: programs run through its dispatcher, compiled when hot.
     #[cfg(not(target_family = "wasm"))]
     jit: Option<Box<jit::Jit>>,
+    /// E1 ops executed by op number (`profile_ops`; the census's
+    /// breakdown). Off in the arms: the plain counting engine runs then.
+    op_profile: Option<Box<e1::OpProfile>>,
     pub c: Counters,
 }
 
@@ -404,6 +407,7 @@ impl OnlyNaive {
             building_upper: false,
             #[cfg(not(target_family = "wasm"))]
             jit: None,
+            op_profile: None,
             c: Counters::default(),
         }
     }
@@ -461,6 +465,13 @@ impl OnlyNaive {
         e.passes = passes;
         e.name = intern(format!("only-{}", passes.canonical()));
         e
+    }
+
+    /// Also counts the E1 ops executed by kind (the census's breakdown,
+    /// `uops_by_op` in the counters). Guest-visible behaviour is the same.
+    pub fn profile_ops(mut self) -> OnlyNaive {
+        self.op_profile = Some(Box::new([0; e1::OP_SLOTS]));
+        self
     }
 
     /// `only-<set>` in census mode. The census reads the programs' entry
@@ -1258,14 +1269,25 @@ impl OnlyNaive {
                                 limit,
                                 &mut self.c.uops,
                             ),
-                            _ => e1::run_counting(
-                                &mut self.arena,
-                                &mut rt,
-                                &mut st,
-                                id,
-                                limit,
-                                &mut self.c.uops,
-                            ),
+                            _ => match self.op_profile.as_deref_mut() {
+                                Some(prof) => e1::run_profiling(
+                                    &mut self.arena,
+                                    &mut rt,
+                                    &mut st,
+                                    id,
+                                    limit,
+                                    &mut self.c.uops,
+                                    prof,
+                                ),
+                                None => e1::run_counting(
+                                    &mut self.arena,
+                                    &mut rt,
+                                    &mut st,
+                                    id,
+                                    limit,
+                                    &mut self.c.uops,
+                                ),
+                            },
                         }
                     };
                     {
@@ -1448,6 +1470,18 @@ impl OnlyNaive {
                     "compile_ns": s.compile_ns,
                     "live": j.live(),
                 }),
+            );
+        }
+        if let (Some(prof), Some(o)) = (self.op_profile.as_deref(), v.as_object_mut()) {
+            let by_op: BTreeMap<String, u64> = prof
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| **n > 0)
+                .map(|(k, n)| (e1::op_name(k as u32), *n))
+                .collect();
+            o.insert(
+                "uops_by_op".into(),
+                serde_json::to_value(by_op).unwrap_or(serde_json::Value::Null),
             );
         }
         if let (Some(forms), Some(o)) = (self.form_census(), v.as_object_mut()) {
