@@ -63,9 +63,11 @@ pub mod gui_structs;
 pub mod kernel32;
 pub mod msvcrt;
 pub mod ntdll;
+pub mod oleaut32;
 pub mod printf;
 pub mod secur32;
 pub mod ucrtbase;
+pub mod user32;
 
 /// How arguments are cleaned up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -318,6 +320,8 @@ pub static DLLS: &[&DllDecl] = &[
     &gdi32::DLL,
     &advapi32::DLL,
     &secur32::DLL,
+    &user32::DLL,
+    &oleaut32::DLL,
 ];
 
 /// What an import resolves to.
@@ -774,7 +778,8 @@ mod tests {
             ),
             ("msvcrt.dll", by_name("_no_such_export"), None),
             ("msvcrt.dll", by_name("_iob"), Some("msvcrt.dll")),
-            ("OLEAUT32.dll", ImportName::Ordinal(2), None),
+            ("OLEAUT32.dll", ImportName::Ordinal(2), Some("oleaut32.dll")),
+            ("OLEAUT32.dll", ImportName::Ordinal(500), None),
         ];
         for (dll, name, want) in cases {
             let got = match resolve(dll, &name) {
