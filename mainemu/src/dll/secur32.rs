@@ -20,8 +20,12 @@ fn user_name_ex(env: &mut Env, format: u32, buf: u32, size: u32, wide: bool) -> 
     };
     // Unlike GetUserName, a short buffer is ERROR_MORE_DATA (Wine's whoami
     // sizes its buffer with a NULL call and accepts only that code).
+    // On success the size is the length without the NUL (GetUserName counts it).
     let ok = user_name(env, &name, buf, size, wide);
-    if !ok && env.last_error == crate::files::err::INSUFFICIENT_BUFFER {
+    if ok {
+        let n = env.mem.peek_u32(size).unwrap_or(1);
+        env.mem.poke_u32(size, n.saturating_sub(1));
+    } else if env.last_error == crate::files::err::INSUFFICIENT_BUFFER {
         env.last_error = ERROR_MORE_DATA;
     }
     ok
