@@ -68,6 +68,7 @@ pub mod printf;
 pub mod secur32;
 pub mod ucrtbase;
 pub mod user32;
+pub mod vcruntime140;
 
 /// How arguments are cleaned up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -322,6 +323,7 @@ pub static DLLS: &[&DllDecl] = &[
     &secur32::DLL,
     &user32::DLL,
     &oleaut32::DLL,
+    &vcruntime140::DLL,
 ];
 
 /// What an import resolves to.
