@@ -18,19 +18,21 @@ use crate::memory::Memory;
 
 /// Declares the exports of one DLL. Each entry:
 /// `stdcall fn Name @ordinal? (env, arg: Type, ...) -> Ret? { body }`, after
-/// the data exports `@data name [size] = [initial bytes];`.
+/// the data exports `@data name [size] = [initial bytes];`. An export whose
+/// name is no Rust identifier (a C++ decorated name) is written
+/// `fn rust_name as "?decorated@@name" (...)`.
 /// `env` is the [`Env`]; argument types implement [`FromArg`]; the return
 /// type implements [`IntoRet`].
 #[macro_export]
 macro_rules! dll {
-    ($dll:literal; $( @also $also:path; )* $( @data $dname:ident [$dsize:literal] = $dinit:expr $(, $dfill:expr)? ; )* $( $conv:ident fn $name:ident $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
+    ($dll:literal; $( @also $also:path; )* $( @data $dname:ident [$dsize:literal] = $dinit:expr $(, $dfill:expr)? ; )* $( $conv:ident fn $name:ident $(as $ext:literal)? $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
         /// This DLL's export table, generated from the declarations above.
         pub static DLL: $crate::dll::DllDecl = $crate::dll::DllDecl {
             name: $dll,
             also: &[ $( &$also ),* ],
             data: &[ $( $crate::dll::DataDecl { name: stringify!($dname), size: $dsize, init: &$dinit, fill: $crate::dll!(@fill $($dfill)?) } ),* ],
             exports: &[ $( $crate::dll::ExportDecl {
-                name: stringify!($name),
+                name: $crate::dll!(@name $name $($ext)?),
                 ordinal: $crate::dll!(@ord $($ord)?),
                 conv: $crate::dll::Conv::$conv,
                 args: &[ $( stringify!($arg) ),* ],
@@ -52,6 +54,8 @@ macro_rules! dll {
     };
     (@fill) => { None };
     (@fill $f:expr) => { Some($f) };
+    (@name $n:ident) => { stringify!($n) };
+    (@name $n:ident $e:literal) => { $e };
     (@ord) => { None };
     (@ord $o:literal) => { Some($o) };
 }
@@ -780,6 +784,12 @@ mod tests {
             ),
             ("msvcrt.dll", by_name("_no_such_export"), None),
             ("msvcrt.dll", by_name("_iob"), Some("msvcrt.dll")),
+            // A C++ decorated name declared with `as`.
+            (
+                "MSVCRT.dll",
+                by_name("??1type_info@@UAE@XZ"),
+                Some("msvcrt.dll"),
+            ),
             ("OLEAUT32.dll", ImportName::Ordinal(2), Some("oleaut32.dll")),
             ("OLEAUT32.dll", ImportName::Ordinal(500), None),
         ];
