@@ -44,6 +44,8 @@ struct Case {
     args: &'static [&'static str],
     /// Files written (mtime 2021-06-01 12:00 UTC) before the row runs.
     inputs: &'static [(&'static str, &'static [u8])],
+    /// Console input.
+    stdin: &'static [u8],
     stdout: &'static str,
     end: End,
     outputs: &'static [(&'static str, Want)],
@@ -65,6 +67,7 @@ fn cases() -> Vec<Case> {
             program: SZ,
             args: &["a", "t.7z", "in"],
             inputs: &[("in/a.txt", A_TXT), ("in/b.txt", B_TXT)],
+            stdin: b"",
             stdout: "\n7-Zip (a) 18.01 (x86) : Copyright (c) 1999-2018 Igor Pavlov : 2018-01-28\n\nScanning the drive:\n  0M Scan \r          \r1 folder, 2 files, 26 bytes (1 KiB)\n\nCreating archive: t.7z\n\nAdd new data to archive: 1 folder, 2 files, 26 bytes (1 KiB)\n\n  0%\r    \r\nFiles read from disk: 2\nArchive size: 190 bytes (1 KiB)\nEverything is Ok\n",
             end: Exit(0),
             outputs: &[("t.7z", Sha1("02ff331c3b132fdb"))],
@@ -74,6 +77,7 @@ fn cases() -> Vec<Case> {
             program: SZ,
             args: &["l", "t.7z"],
             inputs: &[],
+            stdin: b"",
             stdout: "\n7-Zip (a) 18.01 (x86) : Copyright (c) 1999-2018 Igor Pavlov : 2018-01-28\n\nScanning the drive for archives:\n  0M Scan\r         \r1 file, 190 bytes (1 KiB)\n\nListing archive: t.7z\n\n--\nPath = t.7z\nType = 7z\nPhysical Size = 190\nHeaders Size = 160\nMethod = LZMA2:12\nSolid = +\nBlocks = 1\n\n   Date      Time    Attr         Size   Compressed  Name\n------------------- ----- ------------ ------------  ------------------------\n2021-06-01 12:00:00 D....            0            0  in\n2021-06-01 12:00:00 ....A            6           30  in\\a.txt\n2021-06-01 12:00:00 ....A           20               in\\b.txt\n------------------- ----- ------------ ------------  ------------------------\n2021-06-01 12:00:00                 26           30  2 files, 1 folders\n",
             end: Exit(0),
             outputs: &[],
@@ -83,6 +87,7 @@ fn cases() -> Vec<Case> {
             program: SZ,
             args: &["t", "t.7z"],
             inputs: &[],
+            stdin: b"",
             stdout: "\n7-Zip (a) 18.01 (x86) : Copyright (c) 1999-2018 Igor Pavlov : 2018-01-28\n\nScanning the drive for archives:\n  0M Scan\r         \r1 file, 190 bytes (1 KiB)\n\nTesting archive: t.7z\n--\nPath = t.7z\nType = 7z\nPhysical Size = 190\nHeaders Size = 160\nMethod = LZMA2:12\nSolid = +\nBlocks = 1\n\n  0%\r    \rEverything is Ok\n\nFolders: 1\nFiles: 2\nSize:       26\nCompressed: 190\n",
             end: Exit(0),
             outputs: &[],
@@ -92,6 +97,7 @@ fn cases() -> Vec<Case> {
             program: SZ,
             args: &["x", "-ox7", "t.7z"],
             inputs: &[],
+            stdin: b"",
             stdout: "\n7-Zip (a) 18.01 (x86) : Copyright (c) 1999-2018 Igor Pavlov : 2018-01-28\n\nScanning the drive for archives:\n  0M Scan\r         \r1 file, 190 bytes (1 KiB)\n\nExtracting archive: t.7z\n--\nPath = t.7z\nType = 7z\nPhysical Size = 190\nHeaders Size = 160\nMethod = LZMA2:12\nSolid = +\nBlocks = 1\n\n  0%\r    \rEverything is Ok\n\nFolders: 1\nFiles: 2\nSize:       26\nCompressed: 190\n",
             end: Exit(0),
             outputs: &[
@@ -104,6 +110,7 @@ fn cases() -> Vec<Case> {
             program: SZ,
             args: &["a", "t.zip", "in"],
             inputs: &[],
+            stdin: b"",
             stdout: "\n7-Zip (a) 18.01 (x86) : Copyright (c) 1999-2018 Igor Pavlov : 2018-01-28\n\nScanning the drive:\n  0M Scan \r          \r1 folder, 2 files, 26 bytes (1 KiB)\n\nCreating archive: t.zip\n\nAdd new data to archive: 1 folder, 2 files, 26 bytes (1 KiB)\n\n  0%\r    \r\nFiles read from disk: 2\nArchive size: 422 bytes (1 KiB)\nEverything is Ok\n",
             end: Exit(0),
             outputs: &[("t.zip", Sha1("fc190cd239835adb"))],
@@ -113,6 +120,7 @@ fn cases() -> Vec<Case> {
             program: SZ,
             args: &["l", "t.zip"],
             inputs: &[],
+            stdin: b"",
             stdout: "\n7-Zip (a) 18.01 (x86) : Copyright (c) 1999-2018 Igor Pavlov : 2018-01-28\n\nScanning the drive for archives:\n  0M Scan\r         \r1 file, 422 bytes (1 KiB)\n\nListing archive: t.zip\n\n--\nPath = t.zip\nType = zip\nPhysical Size = 422\n\n   Date      Time    Attr         Size   Compressed  Name\n------------------- ----- ------------ ------------  ------------------------\n2021-06-01 12:00:00 D....            0            0  in\n2021-06-01 12:00:00 ....A            6            6  in\\a.txt\n2021-06-01 12:00:00 ....A           20           20  in\\b.txt\n------------------- ----- ------------ ------------  ------------------------\n2021-06-01 12:00:00                 26           26  2 files, 1 folders\n",
             end: Exit(0),
             outputs: &[],
@@ -122,6 +130,7 @@ fn cases() -> Vec<Case> {
             program: SZ,
             args: &["t", "t.zip"],
             inputs: &[],
+            stdin: b"",
             stdout: "\n7-Zip (a) 18.01 (x86) : Copyright (c) 1999-2018 Igor Pavlov : 2018-01-28\n\nScanning the drive for archives:\n  0M Scan\r         \r1 file, 422 bytes (1 KiB)\n\nTesting archive: t.zip\n--\nPath = t.zip\nType = zip\nPhysical Size = 422\n\n  0%\r    \rEverything is Ok\n\nFolders: 1\nFiles: 2\nSize:       26\nCompressed: 422\n",
             end: Exit(0),
             outputs: &[],
@@ -131,6 +140,7 @@ fn cases() -> Vec<Case> {
             program: SZ,
             args: &["x", "-oxz", "t.zip"],
             inputs: &[],
+            stdin: b"",
             stdout: "\n7-Zip (a) 18.01 (x86) : Copyright (c) 1999-2018 Igor Pavlov : 2018-01-28\n\nScanning the drive for archives:\n  0M Scan\r         \r1 file, 422 bytes (1 KiB)\n\nExtracting archive: t.zip\n--\nPath = t.zip\nType = zip\nPhysical Size = 422\n\n  0%\r    \rEverything is Ok\n\nFolders: 1\nFiles: 2\nSize:       26\nCompressed: 422\n",
             end: Exit(0),
             outputs: &[
@@ -145,6 +155,7 @@ fn cases() -> Vec<Case> {
             program: SZ,
             args: &["a", "e.7z", "in"],
             inputs: &[("e.7z", b"")],
+            stdin: b"",
             stdout: "\n7-Zip (a) 18.01 (x86) : Copyright (c) 1999-2018 Igor Pavlov : 2018-01-28\n\nOpen archive: e.7z\n",
             end: Exit(2),
             outputs: &[("e.7z", Sha1("da39a3ee5e6b4b0d"))],
@@ -154,6 +165,7 @@ fn cases() -> Vec<Case> {
             program: "wine-8.0/attrib.exe",
             args: &["in\\a.txt"],
             inputs: &[],
+            stdin: b"",
             stdout: "A            C:\\in\\a.txt\n",
             end: Exit(0),
             outputs: &[],
@@ -163,15 +175,28 @@ fn cases() -> Vec<Case> {
             program: "wine-8.0/find.exe",
             args: &["x", "in\\b.txt"],
             inputs: &[],
+            stdin: b"",
             stdout: "\r\n---------- IN\\B.TXT\r\nline x one\r\nx two\r\n",
             end: Exit(0),
             outputs: &[],
             dispatches: 1776,
         },
         Case {
+            // No file: find filters its console input.
+            program: "wine-8.0/find.exe",
+            args: &["x"],
+            inputs: &[],
+            stdin: b"ax\r\nb\r\ncx\r\n",
+            stdout: "ax\r\ncx\r\n",
+            end: Exit(0),
+            outputs: &[],
+            dispatches: 1230,
+        },
+        Case {
             program: "wine-8.0/xcopy.exe",
             args: &["in", "copy\\"],
             inputs: &[],
+            stdin: b"",
             stdout: "in\\a.txt\nin\\b.txt\n2 file(s) copied\n",
             end: Exit(0),
             outputs: &[
@@ -184,6 +209,7 @@ fn cases() -> Vec<Case> {
             program: "wine-8.0/whoami.exe",
             args: &[],
             inputs: &[],
+            stdin: b"",
             stdout: "MAINEMU\\mainemu\r\n",
             end: Exit(0),
             outputs: &[],
@@ -193,6 +219,7 @@ fn cases() -> Vec<Case> {
             program: "wine-8.0/reg.exe",
             args: &["query", "HKCU\\Software\\Nope"],
             inputs: &[],
+            stdin: b"",
             stdout: "reg: Unable to find the specified registry key\n",
             end: Exit(1),
             outputs: &[],
@@ -202,6 +229,7 @@ fn cases() -> Vec<Case> {
             program: "wine-8.0/reg.exe",
             args: &["add", "HKCU\\Software\\X", "/v", "a", "/d", "b", "/f"],
             inputs: &[],
+            stdin: b"",
             stdout: "reg: Unable to access or create the specified registry key\n",
             end: Exit(1),
             outputs: &[],
@@ -213,6 +241,7 @@ fn cases() -> Vec<Case> {
             program: "wine-8.0/expand.exe",
             args: &["in\\a.txt", "o.txt"],
             inputs: &[],
+            stdin: b"",
             stdout: "",
             end: Unimplemented("unimplemented SETUPAPI!SetupGetFileCompressionInfoExA called from 0x0040147d"),
             outputs: &[("o.txt", Missing)],
@@ -222,6 +251,7 @@ fn cases() -> Vec<Case> {
             program: "re2c-4.0/re2c.exe",
             args: &["--version"],
             inputs: &[],
+            stdin: b"",
             stdout: "",
             // Its start-up SEH and C++ frames run; then an SSE instruction the
             // shared CPU does not decode yet is an exception nobody handles.
@@ -270,7 +300,7 @@ fn run_row(real: &Path, dir: &Path, c: &Case) -> Got {
     let exe = real.join(c.program);
     let args: Vec<String> = c.args.iter().map(|s| s.to_string()).collect();
     let mut setup = Setup::for_program(&exe, &args, &[('C', dir.to_path_buf())], &[]).unwrap();
-    setup.stdin = Box::new(std::io::empty());
+    setup.stdin = Box::new(c.stdin);
     let bytes = std::fs::read(&exe).unwrap();
     let mut p = Process::with_setup(&bytes, setup).unwrap();
     let (mut out, mut err) = (Vec::new(), Vec::new());
