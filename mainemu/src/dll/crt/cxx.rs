@@ -132,7 +132,8 @@ pub fn frame_handler(env: &mut Env, rec: u32, frame: u32) -> Ret {
     let (ntry, tries) = (rd(env, func + 12).min(1024), rd(env, func + 16));
     for t in 0..ntry {
         let e = tries + 20 * t;
-        let (low, high, catch_high) = (rd(env, e) as i32, rd(env, e + 4) as i32, rd(env, e + 8));
+        // TryBlockMapEntry: tryLow, tryHigh, catchHigh (unused here), nCatches, pHandlerArray.
+        let (low, high) = (rd(env, e) as i32, rd(env, e + 4) as i32);
         if state < low || state > high {
             continue;
         }
@@ -153,7 +154,6 @@ pub fn frame_handler(env: &mut Env, rec: u32, frame: u32) -> Ret {
                     None => continue,
                 }
             };
-            let _ = catch_high;
             return catch(
                 env,
                 rec,
