@@ -236,6 +236,19 @@ fn cases() -> Vec<Case> {
             dispatches: 1008,
         },
         Case {
+            // Wine's own wsprintfA/W conformance test: all pass.
+            program: "wine-tests/user32_wsprintf.exe",
+            args: &[],
+            inputs: &[],
+            stdin: b"",
+            stdout: "wsprintf.c:100: Tests skipped: Multi-byte wsprintfA test isn't available for the current codepage\n\
+                     wsprintf.c:204: Tests skipped: Multi-byte wsprintfW test isn't available for the current codepage\n\
+                     0100:wsprintf: 58 tests executed (0 marked as todo, 0 as flaky, 0 failures), 2 skipped.\n",
+            end: Exit(0),
+            outputs: &[],
+            dispatches: 17607,
+        },
+        Case {
             // setupapi is not modelled: the run stops at its first call,
             // naming it and its caller.
             program: "wine-8.0/expand.exe",

@@ -49,6 +49,38 @@ fn cp_info(env: &mut Env, cp: u32, out: u32) -> bool {
     env.mem.poke(out, &b).is_some() || env.fail(998, false)
 }
 
+/// The display name Windows gives a code page (GetCPInfoEx's CodePageName).
+fn cp_name(cp: u32) -> &'static str {
+    match cp {
+        437 => "437   (OEM - United States)",
+        850 => "850   (OEM - Multilingual Latin I)",
+        1252 => "1252  (ANSI - Latin I)",
+        20127 => "20127 (US-ASCII)",
+        28591 => "28591 (ISO 8859-1 Latin I)",
+        _ => "65001 (UTF-8)",
+    }
+}
+
+/// CPINFOEX: the CPINFO fields, UnicodeDefaultChar, CodePage, CodePageName[260].
+fn cp_info_ex(env: &mut Env, cp: u32, flags: u32, out: u32, wide: bool) -> bool {
+    let cp = resolve_cp(cp);
+    if flags != 0 || !valid_cp(cp) {
+        return env.fail(err::INVALID_PARAMETER, false);
+    }
+    let mut b = vec![0u8; 24];
+    b[0] = if cp == CP_UTF8 { 4 } else { 1 };
+    b[4] = b'?';
+    b[18] = b'?';
+    b[20..24].copy_from_slice(&cp.to_le_bytes());
+    if env.mem.poke(out, &b).is_none() {
+        return env.fail(998, false);
+    }
+    let size = if wide { 520 } else { 260 };
+    env.mem.poke(out + 24, &vec![0u8; size]);
+    env.put_str(out + 24, cp_name(cp), wide);
+    true
+}
+
 /// The units of a string argument: `n` of them, or through the NUL (excluded) when `n` < 0.
 fn units(env: &Env, p: u32, n: i32, wide: bool) -> Option<Vec<u16>> {
     if n < 0 {
@@ -372,6 +404,8 @@ crate::dll! { "(kernel32 nls)";
     stdcall fn GetOEMCP(env) -> u32 { OEMCP }
     stdcall fn IsValidCodePage(env, cp: u32) -> bool { valid_cp(cp) }
     stdcall fn GetCPInfo(env, cp: u32, out: u32) -> bool { cp_info(env, cp, out) }
+    stdcall fn GetCPInfoExA(env, cp: u32, flags: u32, out: u32) -> bool { cp_info_ex(env, cp, flags, out, false) }
+    stdcall fn GetCPInfoExW(env, cp: u32, flags: u32, out: u32) -> bool { cp_info_ex(env, cp, flags, out, true) }
     stdcall fn GetUserDefaultLCID(env) -> u32 { LCID }
     stdcall fn GetSystemDefaultLCID(env) -> u32 { LCID }
     stdcall fn GetUserDefaultLangID(env) -> u32 { LCID }
