@@ -112,7 +112,11 @@ fn picture(pic: &str, c: &Civil) -> String {
         while i + n < ch.len() && ch[i + n] == x {
             n += 1;
         }
-        let h12 = if c.hour.is_multiple_of(12) { 12 } else { c.hour % 12 };
+        let h12 = if c.hour.is_multiple_of(12) {
+            12
+        } else {
+            c.hour % 12
+        };
         let month = MONTHS[(c.month.clamp(1, 12) - 1) as usize];
         let day = DAYS[(c.weekday % 7) as usize];
         match (x, n) {
