@@ -330,7 +330,11 @@ pub fn main() -> std::process::ExitCode {
 
 /// `mainemu survey`: rows as they finish, then the totals line. Exit status
 /// 0 when every row passed, 1 otherwise, 2 for a bad manifest.
-fn survey(manifest: &std::path::Path, root: Option<&std::path::Path>, arm: &str) -> std::process::ExitCode {
+fn survey(
+    manifest: &std::path::Path,
+    root: Option<&std::path::Path>,
+    arm: &str,
+) -> std::process::ExitCode {
     let arm: crate::run::Arm = match arm.parse() {
         Ok(a) => a,
         Err(e) => {
@@ -354,13 +358,23 @@ fn survey(manifest: &std::path::Path, root: Option<&std::path::Path>, arm: &str)
                     crate::run::Ending::Exit { code } => format!("exit {code}"),
                     crate::run::Ending::Budget => "budget".into(),
                     crate::run::Ending::Unimplemented { report } => report.clone(),
-                    crate::run::Ending::Stop { report } => report.lines().next().unwrap_or("").to_string(),
+                    crate::run::Ending::Stop { report } =>
+                        report.lines().next().unwrap_or("").to_string(),
                 },
                 g.dispatches,
                 g.verdict,
-                if g.complaints.is_empty() { String::new() } else { format!(": {}", g.complaints.join("; ")) }
+                if g.complaints.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", g.complaints.join("; "))
+                }
             ),
-            Err(e) => println!("| {} | {} | {} | error: {e} | | Failed |", i + 1, c.program, args),
+            Err(e) => println!(
+                "| {} | {} | {} | error: {e} | | Failed |",
+                i + 1,
+                c.program,
+                args
+            ),
         }
     });
     std::fs::remove_dir_all(&scratch).ok();

@@ -295,7 +295,9 @@ pub fn run_manifest(
     progress: &mut dyn FnMut(usize, &Case, &Result<Got, String>),
 ) -> Result<Report, String> {
     let m = load(path)?;
-    let root = root.map(Path::to_path_buf).unwrap_or_else(|| root_of(path, &m));
+    let root = root
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| root_of(path, &m));
     if !root.is_dir() {
         return Err(format!("program root {} is absent", root.display()));
     }

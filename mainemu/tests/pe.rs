@@ -75,6 +75,26 @@ fn dll_exports_forwarders_resources_tls() {
             (17, "seventeen".to_string())
         ]
     );
+    // find_string: the RVA LoadString hands out, and the length in units.
+    let text_at = |(rva, len): (u32, u32)| -> String {
+        let units: Vec<u16> = (0..len as usize)
+            .map(|k| {
+                let o = rva as usize + 2 * k;
+                u16::from_le_bytes([pe.image[o], pe.image[o + 1]])
+            })
+            .collect();
+        String::from_utf16_lossy(&units)
+    };
+    assert_eq!(
+        resources::find_string(&pe, 17).unwrap().map(text_at),
+        Some("seventeen".to_string())
+    );
+    assert_eq!(
+        resources::find_string(&pe, 1).unwrap().map(text_at),
+        Some("first string".to_string())
+    );
+    assert_eq!(resources::find_string(&pe, 2).unwrap(), None);
+    assert_eq!(resources::find_string(&pe, 0xFFFF_FFF0).unwrap(), None);
     let vi = resources::version_info(&pe).unwrap().unwrap();
     assert_eq!(
         (vi.file_version, vi.product_version),
@@ -185,6 +205,7 @@ fn exercise(bytes: &[u8]) {
         let _ = pe.tls();
         let _ = resources::walk(&pe);
         let _ = resources::string_table(&pe);
+        let _ = resources::find_string(&pe, 17);
         let _ = resources::version_info(&pe);
         let mut m = Memory::new();
         let _ = load::map(&mut m, &mut pe);

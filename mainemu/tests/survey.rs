@@ -15,7 +15,11 @@ fn manifest() -> PathBuf {
 fn programs_manifest_passes_on_both_arms() {
     let Some(_) = common::programs() else { return };
     for arm in [Arm::L0, Arm::L1] {
-        let scratch = std::env::temp_dir().join(format!("mainemu-survey-test-{}-{}", std::process::id(), arm.name()));
+        let scratch = std::env::temp_dir().join(format!(
+            "mainemu-survey-test-{}-{}",
+            std::process::id(),
+            arm.name()
+        ));
         std::fs::remove_dir_all(&scratch).ok();
         let mut seen = Vec::new();
         let r = run_manifest(&manifest(), None, arm, &scratch, &mut |i, c, _| {
@@ -25,9 +29,19 @@ fn programs_manifest_passes_on_both_arms() {
         std::fs::remove_dir_all(&scratch).ok();
         for (c, g) in &r.rows {
             let g = g.as_ref().unwrap();
-            assert_eq!(g.verdict, Verdict::Passed, "{} on {}: {:?}", c.program, arm.name(), g.complaints);
+            assert_eq!(
+                g.verdict,
+                Verdict::Passed,
+                "{} on {}: {:?}",
+                c.program,
+                arm.name(),
+                g.complaints
+            );
         }
-        assert_eq!(r.last_line(), "survey: 3 programs, 3 passed, 0 failed, 0 stopped");
+        assert_eq!(
+            r.last_line(),
+            "survey: 3 programs, 3 passed, 0 failed, 0 stopped"
+        );
         assert_eq!(seen.len(), 3);
     }
 }
@@ -36,10 +50,20 @@ fn programs_manifest_passes_on_both_arms() {
 fn bad_manifests_are_clear_errors() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("m.toml");
-    std::fs::write(&p, "root = \".\"\n[[case]]\nprogram = \"a.exe\"\nexpect = 1\n").unwrap();
+    std::fs::write(
+        &p,
+        "root = \".\"\n[[case]]\nprogram = \"a.exe\"\nexpect = 1\n",
+    )
+    .unwrap();
     let e = load(&p).unwrap_err();
     assert!(e.contains("unknown field `expect`"), "{e}");
-    std::fs::write(&p, "root = \"nowhere\"\n[[case]]\nprogram = \"a.exe\"\nexit = 0\n").unwrap();
-    let e = run_manifest(&p, None, Arm::L0, &d.path().join("s"), &mut |_, _, _| {}).err().unwrap();
+    std::fs::write(
+        &p,
+        "root = \"nowhere\"\n[[case]]\nprogram = \"a.exe\"\nexit = 0\n",
+    )
+    .unwrap();
+    let e = run_manifest(&p, None, Arm::L0, &d.path().join("s"), &mut |_, _, _| {})
+        .err()
+        .unwrap();
     assert!(e.contains("is absent"), "{e}");
 }

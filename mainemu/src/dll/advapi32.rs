@@ -5,6 +5,11 @@
 //! with ERROR_NOT_ALL_ASSIGNED, as it does on Windows for such a user).
 //! Tokens are handles that can only be closed.
 //!
+//! The registry is empty and read-only: the predefined root keys open (and
+//! enumerate as empty), any subkey is ERROR_FILE_NOT_FOUND, creating or
+//! writing is ERROR_ACCESS_DENIED. Programs take their "not configured"
+//! paths, deterministically and without host state.
+//!
 //! Owns these calls' conventions; must not touch host state.
 
 use super::Env;
@@ -78,6 +83,43 @@ pub fn user_name(env: &mut Env, name: &str, buf: u32, size: u32, wide: bool) -> 
     true
 }
 
+/// Registry status codes (returned, not set as the last error).
+const ERROR_SUCCESS: u32 = 0;
+const ERROR_NO_MORE_ITEMS: u32 = 259;
+
+/// HKEY_CLASSES_ROOT .. HKEY_CURRENT_CONFIG (and HKEY_PERFORMANCE_DATA).
+fn is_root(key: u32) -> bool {
+    (0x8000_0000..=0x8000_0006).contains(&key)
+}
+
+/// RegOpenKeyEx: a root with an empty or NULL subkey opens to itself;
+/// anything else is absent.
+fn reg_open(env: &mut Env, key: u32, sub: u32, out: u32, wide: bool) -> u32 {
+    if !is_root(key) {
+        return err::INVALID_HANDLE;
+    }
+    if env.read_str(sub, wide).is_some_and(|s| !s.is_empty()) {
+        return err::FILE_NOT_FOUND;
+    }
+    if env.mem.poke_u32(out, key).is_none() {
+        return err::INVALID_PARAMETER;
+    }
+    ERROR_SUCCESS
+}
+
+/// RegQueryInfoKey of an (empty) root key: no subkeys, no values.
+fn reg_query_info(env: &mut Env, key: u32, outs: &[u32]) -> u32 {
+    if !is_root(key) {
+        return err::INVALID_HANDLE;
+    }
+    for &p in outs {
+        if p != 0 {
+            env.mem.poke_u32(p, 0);
+        }
+    }
+    ERROR_SUCCESS
+}
+
 crate::dll! { "advapi32.dll";
     stdcall fn OpenProcessToken(env, process: u32, access: u32, out: u32) -> bool { open_token(env, out) }
     // No thread impersonates: ERROR_NO_TOKEN.
@@ -100,4 +142,20 @@ crate::dll! { "advapi32.dll";
     }
     stdcall fn GetUserNameA(env, buf: u32, size: u32) -> bool { user_name(env, USER, buf, size, false) }
     stdcall fn GetUserNameW(env, buf: u32, size: u32) -> bool { user_name(env, USER, buf, size, true) }
+    stdcall fn RegOpenKeyExA(env, key: u32, sub: u32, options: u32, access: u32, out: u32) -> u32 { reg_open(env, key, sub, out, false) }
+    stdcall fn RegOpenKeyExW(env, key: u32, sub: u32, options: u32, access: u32, out: u32) -> u32 { reg_open(env, key, sub, out, true) }
+    stdcall fn RegCloseKey(env, key: u32) -> u32 { if is_root(key) { ERROR_SUCCESS } else { err::INVALID_HANDLE } }
+    stdcall fn RegCreateKeyExW(env, key: u32, sub: u32, reserved: u32, class: u32, options: u32, access: u32, sa: u32, out: u32, disposition: u32) -> u32 { err::ACCESS_DENIED }
+    stdcall fn RegSetValueExW(env, key: u32, name: u32, reserved: u32, kind: u32, data: u32, len: u32) -> u32 { err::ACCESS_DENIED }
+    stdcall fn RegDeleteKeyW(env, key: u32, sub: u32) -> u32 { err::FILE_NOT_FOUND }
+    stdcall fn RegDeleteTreeW(env, key: u32, sub: u32) -> u32 { err::FILE_NOT_FOUND }
+    stdcall fn RegDeleteValueW(env, key: u32, name: u32) -> u32 { err::FILE_NOT_FOUND }
+    stdcall fn RegQueryValueExA(env, key: u32, name: u32, reserved: u32, kind: u32, data: u32, len: u32) -> u32 { err::FILE_NOT_FOUND }
+    stdcall fn RegQueryValueExW(env, key: u32, name: u32, reserved: u32, kind: u32, data: u32, len: u32) -> u32 { err::FILE_NOT_FOUND }
+    stdcall fn RegEnumKeyExW(env, key: u32, index: u32, name: u32, name_len: u32, reserved: u32, class: u32, class_len: u32, time: u32) -> u32 { ERROR_NO_MORE_ITEMS }
+    stdcall fn RegEnumValueW(env, key: u32, index: u32, name: u32, name_len: u32, reserved: u32, kind: u32, data: u32, data_len: u32) -> u32 { ERROR_NO_MORE_ITEMS }
+    stdcall fn RegQueryInfoKeyW(env, key: u32, class: u32, class_len: u32, reserved: u32, subkeys: u32, max_subkey: u32, max_class: u32, values: u32, max_value_name: u32, max_value: u32, sd_len: u32, time: u32) -> u32 {
+        // The class length is in/out; everything else counts nothing.
+        reg_query_info(env, key, &[class_len, subkeys, max_subkey, max_class, values, max_value_name, max_value, sd_len])
+    }
 }

@@ -18,19 +18,21 @@ use crate::memory::Memory;
 
 /// Declares the exports of one DLL. Each entry:
 /// `stdcall fn Name @ordinal? (env, arg: Type, ...) -> Ret? { body }`, after
-/// the data exports `@data name [size] = [initial bytes];`.
+/// the data exports `@data name [size] = [initial bytes];`. An export whose
+/// name is no Rust identifier (a C++ decorated name) is written
+/// `fn rust_name as "?decorated@@name" (...)`.
 /// `env` is the [`Env`]; argument types implement [`FromArg`]; the return
 /// type implements [`IntoRet`].
 #[macro_export]
 macro_rules! dll {
-    ($dll:literal; $( @also $also:path; )* $( @data $dname:ident [$dsize:literal] = $dinit:expr $(, $dfill:expr)? ; )* $( $conv:ident fn $name:ident $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
+    ($dll:literal; $( @also $also:path; )* $( @data $dname:ident [$dsize:literal] = $dinit:expr $(, $dfill:expr)? ; )* $( $conv:ident fn $name:ident $(as $ext:literal)? $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
         /// This DLL's export table, generated from the declarations above.
         pub static DLL: $crate::dll::DllDecl = $crate::dll::DllDecl {
             name: $dll,
             also: &[ $( &$also ),* ],
             data: &[ $( $crate::dll::DataDecl { name: stringify!($dname), size: $dsize, init: &$dinit, fill: $crate::dll!(@fill $($dfill)?) } ),* ],
             exports: &[ $( $crate::dll::ExportDecl {
-                name: stringify!($name),
+                name: $crate::dll!(@name $name $($ext)?),
                 ordinal: $crate::dll!(@ord $($ord)?),
                 conv: $crate::dll::Conv::$conv,
                 args: &[ $( stringify!($arg) ),* ],
@@ -52,6 +54,8 @@ macro_rules! dll {
     };
     (@fill) => { None };
     (@fill $f:expr) => { Some($f) };
+    (@name $n:ident) => { stringify!($n) };
+    (@name $n:ident $e:literal) => { $e };
     (@ord) => { None };
     (@ord $o:literal) => { Some($o) };
 }
@@ -63,10 +67,12 @@ pub mod gui_structs;
 pub mod kernel32;
 pub mod msvcrt;
 pub mod ntdll;
+pub mod oleaut32;
 pub mod printf;
 pub mod secur32;
 pub mod ucrtbase;
 pub mod user32;
+pub mod vcruntime140;
 
 /// How arguments are cleaned up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -320,6 +326,8 @@ pub static DLLS: &[&DllDecl] = &[
     &advapi32::DLL,
     &secur32::DLL,
     &user32::DLL,
+    &oleaut32::DLL,
+    &vcruntime140::DLL,
 ];
 
 /// What an import resolves to.
@@ -776,7 +784,14 @@ mod tests {
             ),
             ("msvcrt.dll", by_name("_no_such_export"), None),
             ("msvcrt.dll", by_name("_iob"), Some("msvcrt.dll")),
-            ("OLEAUT32.dll", ImportName::Ordinal(2), None),
+            // A C++ decorated name declared with `as`.
+            (
+                "MSVCRT.dll",
+                by_name("??1type_info@@UAE@XZ"),
+                Some("msvcrt.dll"),
+            ),
+            ("OLEAUT32.dll", ImportName::Ordinal(2), Some("oleaut32.dll")),
+            ("OLEAUT32.dll", ImportName::Ordinal(500), None),
         ];
         for (dll, name, want) in cases {
             let got = match resolve(dll, &name) {

@@ -130,6 +130,11 @@ crate::dll! { "msvcrt.dll";
     cdecl fn _except_handler4_common(env, cookie: u32, check: u32, rec: u32, frame: u32, ctx: u32, dc: u32) -> Ret {
         crt::except::handler(env, rec, frame, ctx, Some(cookie))
     }
+    // type_info's destructor (thiscall, no arguments): type_info objects are static.
+    stdcall fn type_info_dtor as "??1type_info@@UAE@XZ" (env) {}
+    cdecl fn terminate as "?terminate@@YAXXZ" (env) -> Ret { Ret::Stop("std::terminate called (msvcrt ?terminate@@YAXXZ)".into()) }
+    stdcall fn _CxxThrowException(env, obj: u32, info: u32) -> Ret { crt::cxx::throw(env, obj, info) }
+    cdecl fn __CxxFrameHandler(env, rec: u32, frame: u32, ctx: u32, dc: u32) -> Ret { crt::cxx::frame_handler(env, rec, frame) }
     cdecl fn _local_unwind2(env, frame: u32, level: i32) -> Ret { crt::except::local_unwind(env, frame, level, None, Box::new(|_| Ret::Value(0))) }
     cdecl fn _global_unwind2(env, frame: u32) -> Ret { crt::except::global_unwind(env, frame, Box::new(|_| Ret::Value(0))) }
 }

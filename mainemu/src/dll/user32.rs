@@ -1,7 +1,10 @@
 //! USER32.dll: window classes and windows, the message queue and loop,
 //! painting, timers on the guest clock, input state, menus and
 //! accelerators from resources, system metrics and colours, rectangles,
-//! text drawing, resources (strings, bitmaps, icons, cursors).
+//! text drawing, resources (strings, bitmaps, icons, cursors), and the
+//! part console programs use: the character helpers (CharUpper/Lower(Buff),
+//! CharNext/Prev, IsChar*; UTF-16 through Rust's simple one-to-one case
+//! mapping, ANSI as Latin-1) and wsprintf over the C runtime's formatting.
 //!
 //! Window procedures are guest code: a body that sends a message returns
 //! [`Ret::call`] and continues in the closure with the procedure's result
@@ -13,6 +16,7 @@
 //! draw pixels itself (desktop::nc and gdi do) or hold window-manager
 //! state (desktop does).
 
+use super::crt::stdio::{fmt_a, fmt_w, store, Bound};
 use super::gui_structs::{self as gs, read_rect, read_str, units, write_pair, write_rect};
 use super::{Env, Ret};
 use crate::desktop::input::{self, ht};
@@ -21,6 +25,12 @@ use crate::desktop::{wm, Class, Desktop, Msg, Timer, UserObject, Window};
 use crate::gdi::raster::Paint;
 use crate::gdi::region::{Op, Rect, Region};
 use crate::pe::resources::{self as res, ResId};
+
+/// ERROR_RESOURCE_NAME_NOT_FOUND / ERROR_RESOURCE_DATA_NOT_FOUND.
+const RESOURCE_NAME_NOT_FOUND: u32 = 1814;
+const RESOURCE_DATA_NOT_FOUND: u32 = 1812;
+/// wsprintf's output limit (characters, without the NUL).
+const WSPRINTF_MAX: u32 = 1024;
 
 fn desk(env: &mut Env) -> &mut Desktop {
     &mut env.desktop
@@ -875,39 +885,42 @@ fn load_bitmap(env: &mut Env, inst: u32, name: &ResId) -> u32 {
         .add(crate::gdi::Object::Bitmap(crate::gdi::BitmapObj::ddb(ddb)))
 }
 
-fn load_string(env: &mut Env, inst: u32, id: u32, buf: u32, n: i32, wide: bool) -> u32 {
-    let block = ResId::Id((id / 16 + 1) as u16);
-    let Some(data) = desk_res(env, inst, 6, &block) else {
+/// String `id` of module `hinst` (0: the program): its guest address and length.
+fn string_resource(env: &mut Env, hinst: u32, id: u32) -> Option<(u32, u32)> {
+    let base = if hinst == 0 { env.image_base } else { hinst };
+    let Some(pe) = env.modules.by_base(base).and_then(|m| m.pe.clone()) else {
+        return env.fail(RESOURCE_DATA_NOT_FOUND, None);
+    };
+    match res::find_string(&pe, id & 0xFFFF) {
+        Ok(Some((rva, len))) => Some((base + rva, len)),
+        _ => env.fail(RESOURCE_NAME_NOT_FOUND, None),
+    }
+}
+
+fn load_string(env: &mut Env, hinst: u32, id: u32, buf: u32, cap: i32, wide: bool) -> u32 {
+    let found = string_resource(env, hinst, id);
+    if buf == 0 {
+        return 0;
+    }
+    // LoadStringW with cap 0 hands out a read-only pointer to the resource text.
+    if wide && cap == 0 {
+        let (addr, len) = found.unwrap_or((0, 0));
+        env.mem.poke_u32(buf, addr);
+        return len;
+    }
+    if cap <= 0 {
+        return 0;
+    }
+    let Some((addr, len)) = found else {
+        env.mem.poke(buf, if wide { &[0, 0][..] } else { &[0][..] });
         return 0;
     };
-    let mut o = 0usize;
-    for k in 0..16 {
-        let len = u16::from_le_bytes([*data.get(o).unwrap_or(&0), *data.get(o + 1).unwrap_or(&0)])
-            as usize;
-        if k == id % 16 {
-            let s: Vec<u16> = (0..len)
-                .map(|i| {
-                    u16::from_le_bytes([
-                        *data.get(o + 2 + 2 * i).unwrap_or(&0),
-                        *data.get(o + 3 + 2 * i).unwrap_or(&0),
-                    ])
-                })
-                .collect();
-            if n == 0 && wide {
-                // A pointer to the read-only resource string itself.
-                let base = if inst == 0 { env.image_base } else { inst };
-                let list = env.desktop.resources(&env.mem, base).unwrap_or_default();
-                let r = res::find(&list, &ResId::Id(6), &block)
-                    .map(|r| r.data_rva)
-                    .unwrap_or(0);
-                env.mem.poke_u32(buf, base + r + o as u32 + 2);
-                return len as u32;
-            }
-            return gs::write_str(&mut env.mem, buf, n.max(0) as u32, &s, wide);
-        }
-        o += 2 + 2 * len;
-    }
-    0
+    let n = len.min(cap as u32 - 1);
+    let units = env.mem.peek_wstr(addr, n as usize).unwrap_or_default();
+    let units = &units[..units.len().min(n as usize)];
+    let text = String::from_utf16_lossy(units);
+    env.put_str(buf, &text, wide);
+    units.len() as u32
 }
 
 fn translate_accel(env: &mut Env, hwnd: u32, haccel: u32, msg: u32) -> Ret {
@@ -1277,17 +1290,77 @@ fn message_box(env: &mut Env, _hwnd: u32, text: u32, caption: u32, kind: u32, wi
     }
 }
 
-fn wsprintf(env: &mut Env, out: u32, fmt: u32, va: u32, wide: bool) -> i32 {
-    let Some(f) = read_str(&env.mem, fmt, -1, wide) else {
-        return 0;
+/// One UTF-16 unit's simple case mapping (unchanged when it has none or it
+/// maps to more than one unit).
+fn map_w(u: u16, upper: bool) -> u16 {
+    let Some(c) = char::from_u32(u as u32) else {
+        return u;
     };
-    let fb: Vec<u8> = f
-        .iter()
-        .map(|&u| if u < 256 { u as u8 } else { b'?' })
-        .collect();
-    let s = super::printf::format_bytes(&env.mem, &fb, va, wide);
-    let u: Vec<u16> = s.iter().map(|&b| b as u16).collect();
-    gs::write_str(&mut env.mem, out, 1025, &u, wide) as i32
+    let mut m: Vec<char> = if upper {
+        c.to_uppercase().collect()
+    } else {
+        c.to_lowercase().collect()
+    };
+    match (m.pop(), m.is_empty()) {
+        (Some(r), true) if (r as u32) < 0x10000 => r as u16,
+        _ => u,
+    }
+}
+
+/// One Latin-1 byte's case mapping (ÿ and µ have no Latin-1 uppercase).
+fn map_a(b: u8, upper: bool) -> u8 {
+    let m = map_w(b as u16, upper);
+    if m < 256 {
+        m as u8
+    } else {
+        b
+    }
+}
+
+/// Maps `len` units (None: up to the NUL) in place; returns the count mapped.
+fn map_buf(env: &mut Env, s: u32, len: Option<u32>, upper: bool, wide: bool) -> u32 {
+    let size = if wide { 2 } else { 1 };
+    let mut n = 0u32;
+    loop {
+        if len.is_some_and(|l| n >= l) {
+            break;
+        }
+        let a = s.wrapping_add(n * size);
+        let Some(b) = env.read_bytes(a, size) else {
+            break;
+        };
+        if wide {
+            let u = u16::from_le_bytes([b[0], b[1]]);
+            if len.is_none() && u == 0 {
+                break;
+            }
+            env.mem.poke(a, &map_w(u, upper).to_le_bytes());
+        } else {
+            if len.is_none() && b[0] == 0 {
+                break;
+            }
+            env.mem.poke(a, &[map_a(b[0], upper)]);
+        }
+        n += 1;
+    }
+    n
+}
+
+/// CharUpper/CharLower: a pointer whose high word is 0 is one character.
+fn char_case(env: &mut Env, s: u32, upper: bool, wide: bool) -> u32 {
+    if s >> 16 == 0 {
+        return if wide {
+            map_w(s as u16, upper) as u32
+        } else {
+            map_a(s as u8, upper) as u32
+        };
+    }
+    map_buf(env, s, None, upper, wide);
+    s
+}
+
+fn is_char(u: u32, test: fn(char) -> bool) -> bool {
+    char::from_u32(u & 0xFFFF).is_some_and(test)
 }
 
 crate::dll! { "user32.dll";
@@ -1639,10 +1712,6 @@ crate::dll! { "user32.dll";
     stdcall fn MessageBoxA(env, h: u32, text: u32, caption: u32, kind: u32) -> u32 { message_box(env, h, text, caption, kind, false) }
     stdcall fn MessageBeep(env, kind: u32) -> bool { true }
     stdcall fn GetDoubleClickTime(env) -> u32 { 500 }
-    cdecl fn wsprintfW(env, out: u32, fmt: u32) -> i32 { let va = env.arg_base + 8; wsprintf(env, out, fmt, va, true) }
-    cdecl fn wsprintfA(env, out: u32, fmt: u32) -> i32 { let va = env.arg_base + 8; wsprintf(env, out, fmt, va, false) }
-    stdcall fn wvsprintfW(env, out: u32, fmt: u32, va: u32) -> i32 { wsprintf(env, out, fmt, va, true) }
-    stdcall fn wvsprintfA(env, out: u32, fmt: u32, va: u32) -> i32 { wsprintf(env, out, fmt, va, false) }
     stdcall fn SetRect(env, r: u32, l: i32, t: i32, rr: i32, b: i32) -> bool { write_rect(&mut env.mem, r, Rect::new(l, t, rr, b)) }
     stdcall fn SetRectEmpty(env, r: u32) -> bool { write_rect(&mut env.mem, r, Rect::default()) }
     stdcall fn CopyRect(env, d: u32, s: u32) -> bool { match read_rect(&env.mem, s) { Some(x) => write_rect(&mut env.mem, d, x), None => false } }
@@ -1665,6 +1734,33 @@ crate::dll! { "user32.dll";
     stdcall fn EqualRect(env, a: u32, b: u32) -> bool { read_rect(&env.mem, a).is_some() && read_rect(&env.mem, a) == read_rect(&env.mem, b) }
     stdcall fn IsRectEmpty(env, r: u32) -> bool { read_rect(&env.mem, r).is_none_or(|x| x.is_empty()) }
     stdcall fn PtInRect(env, r: u32, x: i32, y: i32) -> bool { read_rect(&env.mem, r).is_some_and(|rc| rc.contains(x, y)) }
+    stdcall fn CharUpperA(env, s: u32) -> u32 { char_case(env, s, true, false) }
+    stdcall fn CharUpperW(env, s: u32) -> u32 { char_case(env, s, true, true) }
+    stdcall fn CharLowerA(env, s: u32) -> u32 { char_case(env, s, false, false) }
+    stdcall fn CharLowerW(env, s: u32) -> u32 { char_case(env, s, false, true) }
+    stdcall fn CharUpperBuffA(env, s: u32, n: u32) -> u32 { map_buf(env, s, Some(n), true, false) }
+    stdcall fn CharUpperBuffW(env, s: u32, n: u32) -> u32 { map_buf(env, s, Some(n), true, true) }
+    stdcall fn CharLowerBuffA(env, s: u32, n: u32) -> u32 { map_buf(env, s, Some(n), false, false) }
+    stdcall fn CharLowerBuffW(env, s: u32, n: u32) -> u32 { map_buf(env, s, Some(n), false, true) }
+    // Code page 1252 has no lead bytes: every character is one unit.
+    stdcall fn CharNextA(env, s: u32) -> u32 { if env.read_bytes(s, 1).is_some_and(|b| b[0] != 0) { s + 1 } else { s } }
+    stdcall fn CharNextW(env, s: u32) -> u32 { if env.read_bytes(s, 2).is_some_and(|b| b != [0, 0]) { s + 2 } else { s } }
+    stdcall fn CharPrevA(env, start: u32, cur: u32) -> u32 { if cur > start { cur - 1 } else { start } }
+    stdcall fn CharPrevW(env, start: u32, cur: u32) -> u32 { if cur > start + 1 { cur - 2 } else { start } }
+    stdcall fn CharPrevExA(env, code_page: u32, start: u32, cur: u32, flags: u32) -> u32 { if cur > start { cur - 1 } else { start } }
+    stdcall fn IsCharAlphaA(env, c: u32) -> bool { is_char(c & 0xFF, char::is_alphabetic) }
+    stdcall fn IsCharAlphaW(env, c: u32) -> bool { is_char(c, char::is_alphabetic) }
+    stdcall fn IsCharAlphaNumericA(env, c: u32) -> bool { is_char(c & 0xFF, char::is_alphanumeric) }
+    stdcall fn IsCharAlphaNumericW(env, c: u32) -> bool { is_char(c, char::is_alphanumeric) }
+    stdcall fn IsCharUpperA(env, c: u32) -> bool { is_char(c & 0xFF, char::is_uppercase) }
+    stdcall fn IsCharUpperW(env, c: u32) -> bool { is_char(c, char::is_uppercase) }
+    stdcall fn IsCharLowerA(env, c: u32) -> bool { is_char(c & 0xFF, char::is_lowercase) }
+    stdcall fn IsCharLowerW(env, c: u32) -> bool { is_char(c, char::is_lowercase) }
+    // wsprintf: the C runtime's formatting, at most 1024 characters and a NUL.
+    cdecl fn wsprintfA(env, buf: u32, f: u32) -> i32 { let out = fmt_a(env, f, env.arg_base + 8); store(env, buf, &out[..out.len().min(WSPRINTF_MAX as usize)], Bound::None) }
+    cdecl fn wsprintfW(env, buf: u32, f: u32) -> i32 { let out = fmt_w(env, f, env.arg_base + 8); store(env, buf, &out[..out.len().min(WSPRINTF_MAX as usize)], Bound::None) }
+    stdcall fn wvsprintfA(env, buf: u32, f: u32, va: u32) -> i32 { let out = fmt_a(env, f, va); store(env, buf, &out[..out.len().min(WSPRINTF_MAX as usize)], Bound::None) }
+    stdcall fn wvsprintfW(env, buf: u32, f: u32, va: u32) -> i32 { let out = fmt_w(env, f, va); store(env, buf, &out[..out.len().min(WSPRINTF_MAX as usize)], Bound::None) }
 }
 
 fn post(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> bool {
@@ -1684,4 +1780,53 @@ fn post(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> bool {
         pt,
     });
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dll::Ret;
+
+    fn env() -> Env {
+        let mut e = Env::new(crate::memory::Memory::new());
+        e.process_heap = e.new_heap();
+        e
+    }
+
+    #[test]
+    fn case_mapping_in_place_and_by_value() {
+        let mut e = env();
+        let w = e.alloc_wstr(&"straße Ωmega".encode_utf16().collect::<Vec<_>>());
+        assert_eq!(DLL.call("CharUpperW", &mut e, &[w]), Ret::Value(w));
+        // ß has no one-unit uppercase: kept, as Windows keeps it.
+        assert_eq!(e.read_w(w).as_deref(), Some("STRAßE ΩMEGA"));
+        assert_eq!(DLL.call("CharLowerBuffW", &mut e, &[w, 3]), Ret::Value(3));
+        assert_eq!(e.read_w(w).as_deref(), Some("strAßE ΩMEGA"));
+        assert_eq!(DLL.call("CharUpperW", &mut e, &[0xE9]), Ret::Value(0xC9));
+        let a = e.alloc_cstr(b"abc\xe9\xff");
+        assert_eq!(DLL.call("CharUpperA", &mut e, &[a]), Ret::Value(a));
+        assert_eq!(e.read_bytes(a, 6), Some(b"ABC\xc9\xff\0".to_vec()));
+        assert_eq!(
+            DLL.call("CharPrevExA", &mut e, &[0, a, a, 0]),
+            Ret::Value(a)
+        );
+        assert_eq!(
+            DLL.call("CharPrevExA", &mut e, &[0, a, a + 2, 0]),
+            Ret::Value(a + 1)
+        );
+        assert_eq!(DLL.call("CharNextA", &mut e, &[a + 5]), Ret::Value(a + 5));
+    }
+
+    #[test]
+    fn load_string_without_a_module_fails_cleanly() {
+        let mut e = env();
+        let buf = e.alloc(16);
+        e.mem.poke(buf, b"xx");
+        assert_eq!(
+            DLL.call("LoadStringW", &mut e, &[0, 1, buf, 8]),
+            Ret::Value(0)
+        );
+        assert_eq!(e.read_bytes(buf, 2), Some(vec![0, 0]));
+        assert_eq!(e.last_error, RESOURCE_DATA_NOT_FOUND);
+    }
 }

@@ -110,7 +110,8 @@ pub fn walk_image(img: &[u8], rva: u32) -> Result<Vec<Resource>, PeError> {
     Ok(out)
 }
 
-/// The strings of every RT_STRING block, as (string ID, text), sorted by ID.
+/// The strings of every RT_STRING block, as (string ID, text), sorted by ID;
+/// where several languages have an ID, the one [`lang_rank`] prefers.
 /// Block N holds IDs (N-1)*16 .. (N-1)*16+15, each a counted UTF-16 string.
 pub fn string_table(pe: &PeFile) -> Result<Vec<(u32, String)>, PeError> {
     let mut out = Vec::new();
@@ -132,13 +133,60 @@ pub fn string_table(pe: &PeFile) -> Result<Vec<(u32, String)>, PeError> {
             p += 2 + 2 * len;
             if len > 0 {
                 let id = (*block as u32).wrapping_sub(1) * 16 + i;
-                out.push((id, String::from_utf16_lossy(&units)));
+                out.push((id, lang_rank(r.lang), String::from_utf16_lossy(&units)));
             }
         }
     }
-    out.sort();
+    // Stable: among equal ranks the directory order stands.
+    out.sort_by_key(|e| (e.0, e.1));
     out.dedup_by_key(|e| e.0);
-    Ok(out)
+    Ok(out.into_iter().map(|(id, _, t)| (id, t)).collect())
+}
+
+/// The order FindResource picks a language in for an en-US thread: en-US,
+/// neutral, any English, then the first the directory lists (lower ranks first).
+fn lang_rank(lang: u16) -> u8 {
+    match lang {
+        0x409 => 0,
+        0 => 1,
+        l if l & 0x3FF == 0x09 => 2,
+        _ => 3,
+    }
+}
+
+/// Where string `id` lies in the image: the RVA of its first UTF-16 unit
+/// and its length in units (LoadString hands out a pointer to it), from the
+/// RT_STRING block in the language [`lang_rank`] prefers; `None` when absent
+/// or empty. (Wine's tools carry a block per translation.)
+pub fn find_string(pe: &PeFile, id: u32) -> Result<Option<(u32, u32)>, PeError> {
+    if id / 16 + 1 > u16::MAX as u32 {
+        return Ok(None);
+    }
+    let block = (id / 16 + 1) as u16;
+    let mut blocks: Vec<Resource> = walk(pe)?
+        .into_iter()
+        .filter(|r| (&r.kind, &r.name) == (&ResId::Id(RT_STRING), &ResId::Id(block)))
+        .collect();
+    // Stable: among equal ranks the directory order stands.
+    blocks.sort_by_key(|r| lang_rank(r.lang));
+    if let Some(r) = blocks.into_iter().next() {
+        let mut p = r.data_rva as u64;
+        let end = p + r.size as u64;
+        for i in 0..16u32 {
+            if p + 2 > end {
+                break;
+            }
+            let len = u16_at(&pe.image, p, "string table")? as u64;
+            if i == id % 16 {
+                if len == 0 || p + 2 + 2 * len > end {
+                    break;
+                }
+                return Ok(Some((p as u32 + 2, len as u32)));
+            }
+            p += 2 + 2 * len;
+        }
+    }
+    Ok(None)
 }
 
 /// What a VS_VERSIONINFO resource says.

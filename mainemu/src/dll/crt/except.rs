@@ -45,7 +45,8 @@ pub fn local_unwind(
     last: Box<dyn FnOnce(&mut Env) -> Ret>,
 ) -> Ret {
     let level = env.mem.peek_u32(frame + eh::TRYLEVEL).unwrap_or(u32::MAX);
-    if level == u32::MAX || level as i32 == stop {
+    // No try level: -1 in EH3 frames, -2 in EH4 frames.
+    if (level as i32) < 0 || level as i32 == stop {
         return last(env);
     }
     let t = table(env, frame, cookie);
@@ -86,8 +87,8 @@ pub fn handler(env: &mut Env, rec: u32, frame: u32, ctx: u32, cookie: Option<u32
 }
 
 fn scan(env: &mut Env, frame: u32, level: u32, cookie: Option<u32>) -> Ret {
-    if level == u32::MAX {
-        return Ret::Value(1); // ExceptionContinueSearch
+    if (level as i32) < 0 {
+        return Ret::Value(1); // ExceptionContinueSearch (-1 or EH4's -2: no try level)
     }
     let t = table(env, frame, cookie);
     let (prev, filter, handler) = entry(env, t, level);

@@ -7,6 +7,7 @@
 
 use super::Env;
 
+pub mod cxx;
 pub mod except;
 pub mod fd;
 pub mod files;
@@ -44,6 +45,9 @@ pub struct State {
     pub signals: std::collections::BTreeMap<u32, u32>,
     pub invalid_handler: u32,
     pub new_mode: i32,
+    /// C++ exceptions whose catch block is running, innermost last (object,
+    /// ThrowInfo): what `throw;` rethrows.
+    pub cxx_caught: Vec<(u32, u32)>,
 }
 
 /// malloc and friends run on the process heap.

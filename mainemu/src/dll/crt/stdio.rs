@@ -509,7 +509,15 @@ pub fn fmt_w(env: &Env, f: u32, va: u32) -> Vec<u16> {
     let w = env.mem.peek_wstr(f, 1 << 20).unwrap_or_default();
     let f8 = String::from_utf16_lossy(&w).into_bytes();
     let out = crate::dll::printf::format_bytes(&env.mem, &f8, va, true);
-    String::from_utf8_lossy(&out).encode_utf16().collect()
+    // The engine's output is UTF-8 where it came from wide text and single
+    // bytes where it came from narrow text (`%C`, `%hs`): a byte that is not
+    // UTF-8 is that narrow character, Latin-1 as mainemu's code page.
+    let mut w = Vec::with_capacity(out.len());
+    for chunk in out.utf8_chunks() {
+        w.extend(chunk.valid().encode_utf16());
+        w.extend(chunk.invalid().iter().map(|&b| b as u16));
+    }
+    w
 }
 
 /// How a bounded sprintf treats a result that does not fit.

@@ -49,6 +49,159 @@ fn cp_info(env: &mut Env, cp: u32, out: u32) -> bool {
     env.mem.poke(out, &b).is_some() || env.fail(998, false)
 }
 
+/// The display name Windows gives a code page (GetCPInfoEx's CodePageName).
+fn cp_name(cp: u32) -> &'static str {
+    match cp {
+        437 => "437   (OEM - United States)",
+        850 => "850   (OEM - Multilingual Latin I)",
+        1252 => "1252  (ANSI - Latin I)",
+        20127 => "20127 (US-ASCII)",
+        28591 => "28591 (ISO 8859-1 Latin I)",
+        _ => "65001 (UTF-8)",
+    }
+}
+
+/// CPINFOEX: the CPINFO fields, UnicodeDefaultChar, CodePage, CodePageName[260].
+fn cp_info_ex(env: &mut Env, cp: u32, flags: u32, out: u32, wide: bool) -> bool {
+    let cp = resolve_cp(cp);
+    if flags != 0 || !valid_cp(cp) {
+        return env.fail(err::INVALID_PARAMETER, false);
+    }
+    let mut b = vec![0u8; 24];
+    b[0] = if cp == CP_UTF8 { 4 } else { 1 };
+    b[4] = b'?';
+    b[18] = b'?';
+    b[20..24].copy_from_slice(&cp.to_le_bytes());
+    if env.mem.poke(out, &b).is_none() {
+        return env.fail(998, false);
+    }
+    let size = if wide { 520 } else { 260 };
+    env.mem.poke(out + 24, &vec![0u8; size]);
+    env.put_str(out + 24, cp_name(cp), wide);
+    true
+}
+
+/// GetLocaleInfo's answers for en-US (LCTYPE → text), the only locale modelled.
+fn locale_text(lctype: u32) -> Option<String> {
+    const DAYS: [&str; 7] = [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    ];
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let s = match lctype {
+        0x01 => "0409",                    // LOCALE_ILANGUAGE
+        0x02 => "English (United States)", // LOCALE_SLANGUAGE
+        0x03 => "ENU",                     // LOCALE_SABBREVLANGNAME
+        0x04 => "English",                 // LOCALE_SNATIVELANGNAME
+        0x05 => "1",                       // LOCALE_ICOUNTRY
+        0x06 => "United States",           // LOCALE_SCOUNTRY
+        0x07 => "USA",                     // LOCALE_SABBREVCTRYNAME
+        0x08 => "United States",           // LOCALE_SNATIVECTRYNAME
+        0x09 => "0409",                    // LOCALE_IDEFAULTLANGUAGE
+        0x0A => "1",                       // LOCALE_IDEFAULTCOUNTRY
+        0x0B => "437",                     // LOCALE_IDEFAULTCODEPAGE
+        0x0C => ",",                       // LOCALE_SLIST
+        0x0D => "1",                       // LOCALE_IMEASURE (U.S.)
+        0x0E => ".",                       // LOCALE_SDECIMAL
+        0x0F => ",",                       // LOCALE_STHOUSAND
+        0x10 => "3;0",                     // LOCALE_SGROUPING
+        0x11 => "2",                       // LOCALE_IDIGITS
+        0x12 => "1",                       // LOCALE_ILZERO
+        0x13 => "0123456789",              // LOCALE_SNATIVEDIGITS
+        0x14 => "$",                       // LOCALE_SCURRENCY
+        0x15 => "USD",                     // LOCALE_SINTLSYMBOL
+        0x16 => ".",                       // LOCALE_SMONDECIMALSEP
+        0x17 => ",",                       // LOCALE_SMONTHOUSANDSEP
+        0x18 => "3;0",                     // LOCALE_SMONGROUPING
+        0x19 => "2",                       // LOCALE_ICURRDIGITS
+        0x1B => "0",                       // LOCALE_ICURRENCY
+        0x1C => "0",                       // LOCALE_INEGCURR
+        0x1D => "/",                       // LOCALE_SDATE
+        0x1E => ":",                       // LOCALE_STIME
+        0x1F => "M/d/yyyy",                // LOCALE_SSHORTDATE
+        0x20 => "dddd, MMMM d, yyyy",      // LOCALE_SLONGDATE
+        0x21 => "0",                       // LOCALE_IDATE
+        0x22 => "0",                       // LOCALE_ILDATE
+        0x23 => "0",                       // LOCALE_ITIME
+        0x28 => "AM",                      // LOCALE_S1159
+        0x29 => "PM",                      // LOCALE_S2359
+        0x2A..=0x30 => DAYS[(lctype - 0x2A) as usize],
+        0x31..=0x37 => return Some(DAYS[(lctype - 0x31) as usize][..3].to_string()),
+        0x38..=0x43 => MONTHS[(lctype - 0x38) as usize],
+        0x44..=0x4F => return Some(MONTHS[(lctype - 0x44) as usize][..3].to_string()),
+        0x50 => "",                // LOCALE_SPOSITIVESIGN
+        0x51 => "-",               // LOCALE_SNEGATIVESIGN
+        0x59 => "en",              // LOCALE_SISO639LANGNAME
+        0x5A => "US",              // LOCALE_SISO3166CTRYNAME
+        0x5C => "en-US",           // LOCALE_SNAME
+        0x1001 => "English",       // LOCALE_SENGLANGUAGE
+        0x1002 => "United States", // LOCALE_SENGCOUNTRY
+        0x1003 => "h:mm:ss tt",    // LOCALE_STIMEFORMAT
+        0x1004 => "1252",          // LOCALE_IDEFAULTANSICODEPAGE
+        0x1009 => "1",             // LOCALE_ICALENDARTYPE
+        0x100C => "6",             // LOCALE_IFIRSTDAYOFWEEK (Sunday)
+        0x100D => "0",             // LOCALE_IFIRSTWEEKOFYEAR
+        0x1011 => "10000",         // LOCALE_IDEFAULTMACCODEPAGE
+        _ => return None,
+    };
+    Some(s.to_string())
+}
+
+/// GetLocaleInfo(A/W/Ex): the en-US value, as text or (LOCALE_RETURN_NUMBER)
+/// a dword; the usual size-query and short-buffer rules.
+fn locale_info(env: &mut Env, lcid: u32, lctype: u32, buf: u32, cap: i32, wide: bool) -> i32 {
+    const RETURN_NUMBER: u32 = 0x2000_0000;
+    // User-override and code-page selector bits do not change en-US answers.
+    let kind = lctype & !(0x8000_0000 | RETURN_NUMBER | 0x1000_0000 | 0x4000_0000);
+    if !matches!(lcid, LCID | 0 | 0x400 | 0x800 | 0x7F) {
+        return env.fail(err::INVALID_PARAMETER, 0);
+    }
+    let Some(text) = locale_text(kind) else {
+        return env.fail(1004, 0); // ERROR_INVALID_FLAGS
+    };
+    if lctype & RETURN_NUMBER != 0 {
+        let Ok(n) = text.parse::<u32>() else {
+            return env.fail(1004, 0);
+        };
+        // The size is in characters: a dword is 2 of them wide, 4 narrow.
+        let need = if wide { 2 } else { 4 };
+        if cap == 0 {
+            return need;
+        }
+        if cap < need || env.mem.poke_u32(buf, n).is_none() {
+            return env.fail(err::INSUFFICIENT_BUFFER, 0);
+        }
+        return need;
+    }
+    let need = text.encode_utf16().count() as i32 + 1;
+    if cap == 0 {
+        return need;
+    }
+    if cap < need || buf == 0 {
+        return env.fail(err::INSUFFICIENT_BUFFER, 0);
+    }
+    env.put_str(buf, &text, wide);
+    need
+}
+
 /// The units of a string argument: `n` of them, or through the NUL (excluded) when `n` < 0.
 fn units(env: &Env, p: u32, n: i32, wide: bool) -> Option<Vec<u16>> {
     if n < 0 {
@@ -372,6 +525,16 @@ crate::dll! { "(kernel32 nls)";
     stdcall fn GetOEMCP(env) -> u32 { OEMCP }
     stdcall fn IsValidCodePage(env, cp: u32) -> bool { valid_cp(cp) }
     stdcall fn GetCPInfo(env, cp: u32, out: u32) -> bool { cp_info(env, cp, out) }
+    stdcall fn GetLocaleInfoA(env, lcid: u32, lctype: u32, buf: u32, cap: i32) -> i32 { locale_info(env, lcid, lctype, buf, cap, false) }
+    stdcall fn GetLocaleInfoW(env, lcid: u32, lctype: u32, buf: u32, cap: i32) -> i32 { locale_info(env, lcid, lctype, buf, cap, true) }
+    stdcall fn GetLocaleInfoEx(env, name: u32, lctype: u32, buf: u32, cap: i32) -> i32 {
+        // en-US, the invariant locale (""), or NULL (the user's): all answer en-US.
+        let ok = env.read_w(name).is_none_or(|n| n.is_empty() || n.eq_ignore_ascii_case("en-US"));
+        if !ok { return env.fail(err::INVALID_PARAMETER, 0); }
+        locale_info(env, LCID, lctype, buf, cap, true)
+    }
+    stdcall fn GetCPInfoExA(env, cp: u32, flags: u32, out: u32) -> bool { cp_info_ex(env, cp, flags, out, false) }
+    stdcall fn GetCPInfoExW(env, cp: u32, flags: u32, out: u32) -> bool { cp_info_ex(env, cp, flags, out, true) }
     stdcall fn GetUserDefaultLCID(env) -> u32 { LCID }
     stdcall fn GetSystemDefaultLCID(env) -> u32 { LCID }
     stdcall fn GetUserDefaultLangID(env) -> u32 { LCID }
@@ -444,6 +607,29 @@ mod tests {
         assert_eq!(compare(&w("_x"), &w("1x"), false), -1);
         assert_eq!(compare(&w("9"), &w("a"), false), -1);
         assert_eq!(compare(&w("/C"), &w("/c"), true), 0);
+    }
+
+    #[test]
+    fn locale_info_en_us() {
+        let mut env = Env::new(crate::memory::Memory::new());
+        env.process_heap = env.new_heap();
+        let buf = env.alloc(64);
+        assert_eq!(locale_info(&mut env, LCID, 0x1004, buf, 0, false), 5);
+        assert_eq!(locale_info(&mut env, LCID, 0x1004, buf, 64, false), 5);
+        assert_eq!(env.read_a(buf).as_deref(), Some("1252"));
+        assert_eq!(locale_info(&mut env, 0x400, 0x2A + 6, buf, 64, true), 7);
+        assert_eq!(env.read_w(buf).as_deref(), Some("Sunday"));
+        assert_eq!(locale_info(&mut env, LCID, 0x44 + 8, buf, 64, true), 4);
+        assert_eq!(env.read_w(buf).as_deref(), Some("Sep"));
+        // LOCALE_RETURN_NUMBER: a dword, 2 wide characters.
+        assert_eq!(locale_info(&mut env, LCID, 0x2000_000B, buf, 64, true), 2);
+        assert_eq!(env.mem.peek_u32(buf), Some(437));
+        assert_eq!(locale_info(&mut env, LCID, 0x1F, buf, 3, true), 0);
+        assert_eq!(env.last_error, err::INSUFFICIENT_BUFFER);
+        assert_eq!(locale_info(&mut env, LCID, 0x7777, buf, 64, true), 0);
+        assert_eq!(env.last_error, 1004);
+        assert_eq!(locale_info(&mut env, 0x407, 0x2, buf, 64, true), 0);
+        assert_eq!(env.last_error, err::INVALID_PARAMETER);
     }
 
     #[test]

@@ -297,6 +297,33 @@ pub fn create_thread(
     env.handles.add(Object::Thread(id))
 }
 
+/// Pushes `entry` on an SLIST; returns the previous first entry.
+fn slist_push(env: &mut Env, head: u32, entry: u32) -> u32 {
+    let first = env.mem.peek_u32(head).unwrap_or(0);
+    let ds = env.mem.peek_u32(head + 4).unwrap_or(0);
+    env.mem.poke_u32(entry, first);
+    env.mem.poke_u32(head, entry);
+    let depth = (ds & 0xFFFF).wrapping_add(1) & 0xFFFF;
+    let seq = (ds >> 16).wrapping_add(1) & 0xFFFF;
+    env.mem.poke_u32(head + 4, seq << 16 | depth);
+    first
+}
+
+/// Pops the first entry of an SLIST (0 when empty).
+fn slist_pop(env: &mut Env, head: u32) -> u32 {
+    let first = env.mem.peek_u32(head).unwrap_or(0);
+    if first == 0 {
+        return 0;
+    }
+    let ds = env.mem.peek_u32(head + 4).unwrap_or(0);
+    let next = env.mem.peek_u32(first).unwrap_or(0);
+    env.mem.poke_u32(head, next);
+    let depth = (ds & 0xFFFF).wrapping_sub(1) & 0xFFFF;
+    let seq = (ds >> 16).wrapping_add(1) & 0xFFFF;
+    env.mem.poke_u32(head + 4, seq << 16 | depth);
+    first
+}
+
 crate::dll! { "(kernel32 sync)";
     stdcall fn CreateEventA(env, sa: u32, manual: bool, initial: bool, name: u32) -> u32 {
         create_named(env, name, false, Object::Event { manual, signaled: initial })
@@ -429,6 +456,19 @@ crate::dll! { "(kernel32 sync)";
     stdcall fn SetThreadAffinityMask(env, h: u32, mask: u32) -> u32 { 1 }
     stdcall fn SetThreadIdealProcessor(env, h: u32, p: u32) -> u32 { 0 }
     stdcall fn InitializeCriticalSection(env, p: u32) { cs_init(env, p, 0); }
+    // Interlocked singly linked lists: an API call is atomic on the guest
+    // clock, so the header (next, depth, sequence) is updated plainly.
+    stdcall fn InitializeSListHead(env, head: u32) { env.mem.poke(head, &[0; 8]); }
+    stdcall fn QueryDepthSList(env, head: u32) -> u32 { env.mem.peek_u32(head + 4).unwrap_or(0) & 0xFFFF }
+    stdcall fn InterlockedFlushSList(env, head: u32) -> u32 {
+        let first = env.mem.peek_u32(head).unwrap_or(0);
+        let seq = env.mem.peek_u32(head + 4).unwrap_or(0) & 0xFFFF_0000;
+        env.mem.poke_u32(head, 0);
+        env.mem.poke_u32(head + 4, seq);
+        first
+    }
+    stdcall fn InterlockedPushEntrySList(env, head: u32, entry: u32) -> u32 { slist_push(env, head, entry) }
+    stdcall fn InterlockedPopEntrySList(env, head: u32) -> u32 { slist_pop(env, head) }
     stdcall fn InitializeCriticalSectionAndSpinCount(env, p: u32, spin: u32) -> bool { cs_init(env, p, spin) }
     stdcall fn InitializeCriticalSectionEx(env, p: u32, spin: u32, flags: u32) -> bool { cs_init(env, p, spin) }
     stdcall fn SetCriticalSectionSpinCount(env, p: u32, spin: u32) -> u32 {

@@ -2,6 +2,11 @@
 //! epoch plus dispatches at a fixed rate) and `civil` arithmetic. The time
 //! zone is UTC with no daylight saving, so local and system time agree.
 //!
+//! GetDateFormat/GetTimeFormat format en-US pictures (the only locale
+//! mainemu models): `d dd ddd dddd M MM MMM MMMM y yy yyyy g` and
+//! `h hh H HH m mm s ss t tt`, quoted literals, the default short/long date
+//! and time formats and the TIME_* flags.
+//!
 //! Owns the SYSTEMTIME/FILETIME/DOS conventions of these calls; it must not
 //! read host time.
 
@@ -55,7 +60,162 @@ fn tz_info(env: &mut Env, out: u32) -> u32 {
     0 // TIME_ZONE_ID_UNKNOWN
 }
 
+const DAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// Expands a date or time picture for `c` (en-US names; `'...'` is literal, `''` a quote).
+fn picture(pic: &str, c: &Civil) -> String {
+    let ch: Vec<char> = pic.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < ch.len() {
+        let x = ch[i];
+        if x == '\'' {
+            i += 1;
+            while i < ch.len() {
+                if ch[i] == '\'' {
+                    if ch.get(i + 1) == Some(&'\'') {
+                        out.push('\'');
+                        i += 2;
+                        continue;
+                    }
+                    break;
+                }
+                out.push(ch[i]);
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        let mut n = 1;
+        while i + n < ch.len() && ch[i + n] == x {
+            n += 1;
+        }
+        let h12 = if c.hour.is_multiple_of(12) {
+            12
+        } else {
+            c.hour % 12
+        };
+        let month = MONTHS[(c.month.clamp(1, 12) - 1) as usize];
+        let day = DAYS[(c.weekday % 7) as usize];
+        match (x, n) {
+            ('d', 1) => out += &c.day.to_string(),
+            ('d', 2) => out += &format!("{:02}", c.day),
+            ('d', 3) => out += &day[..3],
+            ('d', _) => out += day,
+            ('M', 1) => out += &c.month.to_string(),
+            ('M', 2) => out += &format!("{:02}", c.month),
+            ('M', 3) => out += &month[..3],
+            ('M', _) => out += month,
+            ('y', 1) => out += &(c.year % 100).to_string(),
+            ('y', 2) => out += &format!("{:02}", c.year % 100),
+            ('y', _) => out += &c.year.to_string(),
+            ('g', _) => out += "A.D.",
+            ('h', 1) => out += &h12.to_string(),
+            ('h', _) => out += &format!("{h12:02}"),
+            ('H', 1) => out += &c.hour.to_string(),
+            ('H', _) => out += &format!("{:02}", c.hour),
+            ('m', 1) => out += &c.minute.to_string(),
+            ('m', _) => out += &format!("{:02}", c.minute),
+            ('s', 1) => out += &c.second.to_string(),
+            ('s', _) => out += &format!("{:02}", c.second),
+            ('t', 1) => out += if c.hour < 12 { "A" } else { "P" },
+            ('t', _) => out += if c.hour < 12 { "AM" } else { "PM" },
+            _ => (0..n).for_each(|_| out.push(x)),
+        }
+        i += n;
+    }
+    out
+}
+
+/// GetDateFormat/GetTimeFormat: the time (`st`, NULL: now), the picture (NULL:
+/// the default the flags choose), the string into `buf` of `cap` characters
+/// with the usual size-query and short-buffer rules.
+#[allow(clippy::too_many_arguments)]
+fn date_time_format(
+    env: &mut Env,
+    flags: u32,
+    st: u32,
+    fmt: u32,
+    buf: u32,
+    cap: i32,
+    date: bool,
+    wide: bool,
+) -> i32 {
+    let c = if st == 0 {
+        civil::from_filetime(env.guest_filetime())
+    } else {
+        match read_systemtime(env, st) {
+            Some(c)
+                if (1..=12).contains(&c.month)
+                    && (1..=31).contains(&c.day)
+                    && c.hour < 24
+                    && c.minute < 60
+                    && c.second < 60 =>
+            {
+                c
+            }
+            _ => return env.fail(err::INVALID_PARAMETER, 0),
+        }
+    };
+    let pic = match env.read_str(fmt, wide) {
+        Some(p) => p,
+        None if date => if flags & 2 != 0 {
+            "dddd, MMMM d, yyyy"
+        } else {
+            "M/d/yyyy"
+        }
+        .to_string(),
+        None => {
+            // TIME_NOMINUTESORSECONDS 1, TIME_NOSECONDS 2, TIME_NOTIMEMARKER 4, TIME_FORCE24HOURFORMAT 8.
+            let mut p = String::from(if flags & 8 != 0 { "H" } else { "h" });
+            if flags & 1 == 0 {
+                p += ":mm";
+                if flags & 2 == 0 {
+                    p += ":ss";
+                }
+            }
+            if flags & 12 == 0 {
+                p += " tt";
+            }
+            p
+        }
+    };
+    let text = picture(&pic, &c);
+    let need = text.encode_utf16().count() as i32 + 1;
+    if cap == 0 {
+        return need;
+    }
+    if cap < need || buf == 0 {
+        return env.fail(err::INSUFFICIENT_BUFFER, 0);
+    }
+    env.put_str(buf, &text, wide);
+    need
+}
+
 crate::dll! { "(kernel32 time)";
+
     stdcall fn GetTickCount(env) -> u32 { env.guest_ms() as u32 }
     stdcall fn GetTickCount64(env) -> u64 { env.guest_ms() }
     stdcall fn QueryPerformanceFrequency(env, out: u32) -> bool {
@@ -74,6 +234,12 @@ crate::dll! { "(kernel32 time)";
         env.mem.poke(out, &t.to_le_bytes());
     }
     stdcall fn GetSystemTime(env, out: u32) { let c = civil::from_filetime(env.guest_filetime()); put_systemtime(env, out, &c); }
+    stdcall fn GetDateFormatA(env, lcid: u32, flags: u32, st: u32, fmt: u32, buf: u32, cap: i32) -> i32 { date_time_format(env, flags, st, fmt, buf, cap, true, false) }
+    stdcall fn GetDateFormatW(env, lcid: u32, flags: u32, st: u32, fmt: u32, buf: u32, cap: i32) -> i32 { date_time_format(env, flags, st, fmt, buf, cap, true, true) }
+    stdcall fn GetDateFormatEx(env, name: u32, flags: u32, st: u32, fmt: u32, buf: u32, cap: i32, calendar: u32) -> i32 { date_time_format(env, flags, st, fmt, buf, cap, true, true) }
+    stdcall fn GetTimeFormatA(env, lcid: u32, flags: u32, st: u32, fmt: u32, buf: u32, cap: i32) -> i32 { date_time_format(env, flags, st, fmt, buf, cap, false, false) }
+    stdcall fn GetTimeFormatW(env, lcid: u32, flags: u32, st: u32, fmt: u32, buf: u32, cap: i32) -> i32 { date_time_format(env, flags, st, fmt, buf, cap, false, true) }
+    stdcall fn GetTimeFormatEx(env, name: u32, flags: u32, st: u32, fmt: u32, buf: u32, cap: i32) -> i32 { date_time_format(env, flags, st, fmt, buf, cap, false, true) }
     stdcall fn GetLocalTime(env, out: u32) { let c = civil::from_filetime(env.guest_filetime()); put_systemtime(env, out, &c); }
     stdcall fn FileTimeToSystemTime(env, ft: u32, out: u32) -> bool { ft_to_st(env, ft, out) }
     stdcall fn SystemTimeToFileTime(env, st: u32, out: u32) -> bool { st_to_ft(env, st, out) }
@@ -136,5 +302,39 @@ crate::dll! { "(kernel32 time)";
             if p != 0 { env.mem.poke(p, &v.to_le_bytes()); }
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_and_time_pictures() {
+        let c = civil::from_filetime(civil::UNIX_EPOCH + 1_622_548_805 * civil::TICKS);
+        assert_eq!(picture("M/d/yyyy", &c), "6/1/2021");
+        assert_eq!(picture("dddd, MMMM d, yyyy", &c), "Tuesday, June 1, 2021");
+        assert_eq!(
+            picture("ddd dd MMM yy 'at' h:mm:ss tt", &c),
+            "Tue 01 Jun 21 at 12:00:05 PM"
+        );
+        assert_eq!(picture("HH'h''' t", &c), "12h' P");
+        let mut e = Env::new(crate::memory::Memory::new());
+        e.process_heap = e.new_heap();
+        let st = e.alloc(16);
+        e.mem.poke(st, &civil::systemtime_bytes(&c));
+        let buf = e.alloc(64);
+        assert_eq!(date_time_format(&mut e, 0, st, 0, buf, 0, false, true), 12);
+        assert_eq!(date_time_format(&mut e, 0, st, 0, buf, 11, false, true), 0);
+        assert_eq!(e.last_error, err::INSUFFICIENT_BUFFER);
+        assert_eq!(date_time_format(&mut e, 0, st, 0, buf, 64, false, true), 12);
+        assert_eq!(e.read_w(buf).as_deref(), Some("12:00:05 PM"));
+        assert_eq!(
+            date_time_format(&mut e, 2 | 8, st, 0, buf, 64, false, false),
+            6
+        );
+        assert_eq!(e.read_a(buf).as_deref(), Some("12:00"));
+        assert_eq!(date_time_format(&mut e, 2, st, 0, buf, 64, true, true), 22);
+        assert_eq!(e.read_w(buf).as_deref(), Some("Tuesday, June 1, 2021"));
     }
 }
