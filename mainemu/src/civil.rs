@@ -8,6 +8,32 @@
 
 /// 100 ns ticks per second.
 pub const TICKS: u64 = 10_000_000;
+
+/// English day names, Sunday first (`Civil::weekday` order).
+pub const DAY_NAMES: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
+/// English month names, January first.
+pub const MONTH_NAMES: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
 /// FILETIME of 1970-01-01.
 pub const UNIX_EPOCH: u64 = 116_444_736_000_000_000;
 

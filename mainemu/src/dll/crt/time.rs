@@ -115,30 +115,6 @@ fn mktime(env: &mut Env, p: u32) -> i64 {
     t
 }
 
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
 fn civil_of_tm(v: &[i32; 9]) -> Civil {
     Civil {
         year: 1900 + v[5] as i64,
@@ -156,8 +132,8 @@ fn civil_of_tm(v: &[i32; 9]) -> Civil {
 fn asctime_text(c: &Civil) -> String {
     format!(
         "{} {} {:2} {:02}:{:02}:{:02} {}\n",
-        &DAYS[c.weekday as usize % 7][..3],
-        &MONTHS[(c.month as usize + 11) % 12][..3],
+        &crate::civil::DAY_NAMES[c.weekday as usize % 7][..3],
+        &crate::civil::MONTH_NAMES[(c.month as usize + 11) % 12][..3],
         c.day,
         c.hour,
         c.minute,
@@ -193,10 +169,10 @@ pub fn strftime(fmt: &str, c: &Civil) -> String {
             c.hour % 12
         };
         let s = match f {
-            'a' => DAYS[c.weekday as usize % 7][..3].to_string(),
-            'A' => DAYS[c.weekday as usize % 7].to_string(),
-            'b' | 'h' => MONTHS[(c.month as usize + 11) % 12][..3].to_string(),
-            'B' => MONTHS[(c.month as usize + 11) % 12].to_string(),
+            'a' => crate::civil::DAY_NAMES[c.weekday as usize % 7][..3].to_string(),
+            'A' => crate::civil::DAY_NAMES[c.weekday as usize % 7].to_string(),
+            'b' | 'h' => crate::civil::MONTH_NAMES[(c.month as usize + 11) % 12][..3].to_string(),
+            'B' => crate::civil::MONTH_NAMES[(c.month as usize + 11) % 12].to_string(),
             'c' => format!(
                 "{:02}/{:02}/{:02} {:02}:{:02}:{:02}",
                 c.month,

@@ -297,6 +297,11 @@ pub fn find_first(env: &mut Env, pat: u32, data: u32, wide: bool) -> u32 {
             Ok(v) => v,
             Err(e) => return env.fail(e, INVALID),
         }
+    } else if env.drives.is_root(&p) {
+        // A root directory has no directory entry (Windows documents that
+        // FindFirstFile cannot take one); answering with the host directory's
+        // own name leaked where the drive is mapped into the guest.
+        return env.fail(err::FILE_NOT_FOUND, INVALID);
     } else {
         match resolve(env, &p).and_then(|h| entry_of_host(&h)) {
             Ok(e) => vec![e],
@@ -766,13 +771,19 @@ pub fn file_information(env: &mut Env, h: u32, out: u32) -> bool {
             b.extend(((e.size >> 32) as u32).to_le_bytes());
             b.extend((e.size as u32).to_le_bytes());
             b.extend(1u32.to_le_bytes());
-            // A stable file index: a hash of the host path (no inode numbers).
-            let idx = host
-                .to_string_lossy()
-                .bytes()
-                .fold(0xcbf2_9ce4_8422_2325u64, |a, c| {
-                    (a ^ c as u64).wrapping_mul(0x100_0000_01b3)
-                });
+            // A stable file index: a hash of the guest path (upper-cased, as
+            // Windows names are case-insensitive), never of the host path or
+            // an inode number: those depend on where the drive is mapped, and
+            // 7-Zip's hard-link table then allocated differently (the run's
+            // dispatches changed with the host directory's name length).
+            let guest = env
+                .drives
+                .guest_of_host(&host)
+                .unwrap_or_default()
+                .to_uppercase();
+            let idx = guest.bytes().fold(0xcbf2_9ce4_8422_2325u64, |a, c| {
+                (a ^ c as u64).wrapping_mul(0x100_0000_01b3)
+            });
             b.extend(((idx >> 32) as u32).to_le_bytes());
             b.extend((idx as u32).to_le_bytes());
             env.mem.poke(out, &b).is_some()

@@ -83,29 +83,6 @@ fn cp_info_ex(env: &mut Env, cp: u32, flags: u32, out: u32, wide: bool) -> bool 
 
 /// GetLocaleInfo's answers for en-US (LCTYPE → text), the only locale modelled.
 fn locale_text(lctype: u32) -> Option<String> {
-    const DAYS: [&str; 7] = [
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-        "Thursday",
-        "Friday",
-        "Saturday",
-        "Sunday",
-    ];
-    const MONTHS: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
     let s = match lctype {
         0x01 => "0409",                    // LOCALE_ILANGUAGE
         0x02 => "English (United States)", // LOCALE_SLANGUAGE
@@ -143,10 +120,16 @@ fn locale_text(lctype: u32) -> Option<String> {
         0x23 => "0",                       // LOCALE_ITIME
         0x28 => "AM",                      // LOCALE_S1159
         0x29 => "PM",                      // LOCALE_S2359
-        0x2A..=0x30 => DAYS[(lctype - 0x2A) as usize],
-        0x31..=0x37 => return Some(DAYS[(lctype - 0x31) as usize][..3].to_string()),
-        0x38..=0x43 => MONTHS[(lctype - 0x38) as usize],
-        0x44..=0x4F => return Some(MONTHS[(lctype - 0x44) as usize][..3].to_string()),
+        0x2A..=0x30 => crate::civil::DAY_NAMES[((lctype - 0x2A + 1) % 7) as usize],
+        0x31..=0x37 => {
+            return Some(
+                crate::civil::DAY_NAMES[((lctype - 0x31 + 1) % 7) as usize][..3].to_string(),
+            )
+        }
+        0x38..=0x43 => crate::civil::MONTH_NAMES[(lctype - 0x38) as usize],
+        0x44..=0x4F => {
+            return Some(crate::civil::MONTH_NAMES[(lctype - 0x44) as usize][..3].to_string())
+        }
         0x50 => "",                // LOCALE_SPOSITIVESIGN
         0x51 => "-",               // LOCALE_SNEGATIVESIGN
         0x59 => "en",              // LOCALE_SISO639LANGNAME
@@ -594,6 +577,25 @@ mod tests {
 
     fn w(s: &str) -> Vec<u16> {
         s.encode_utf16().collect()
+    }
+
+    #[test]
+    fn locale_day_and_month_names() {
+        // LOCALE_SDAYNAME1 (2Ah) is Monday, SDAYNAME7 (30h) Sunday.
+        let t = |x| locale_text(x).unwrap();
+        assert_eq!(
+            (t(0x2A), t(0x30), t(0x31), t(0x37)),
+            ("Monday".into(), "Sunday".into(), "Mon".into(), "Sun".into())
+        );
+        assert_eq!(
+            (t(0x38), t(0x43), t(0x44), t(0x4F)),
+            (
+                "January".into(),
+                "December".into(),
+                "Jan".into(),
+                "Dec".into()
+            )
+        );
     }
 
     #[test]

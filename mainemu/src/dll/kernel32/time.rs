@@ -60,30 +60,6 @@ fn tz_info(env: &mut Env, out: u32) -> u32 {
     0 // TIME_ZONE_ID_UNKNOWN
 }
 
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
 /// Expands a date or time picture for `c` (en-US names; `'...'` is literal, `''` a quote).
 fn picture(pic: &str, c: &Civil) -> String {
     let ch: Vec<char> = pic.chars().collect();
@@ -117,8 +93,8 @@ fn picture(pic: &str, c: &Civil) -> String {
         } else {
             c.hour % 12
         };
-        let month = MONTHS[(c.month.clamp(1, 12) - 1) as usize];
-        let day = DAYS[(c.weekday % 7) as usize];
+        let month = crate::civil::MONTH_NAMES[(c.month.clamp(1, 12) - 1) as usize];
+        let day = crate::civil::DAY_NAMES[(c.weekday % 7) as usize];
         match (x, n) {
             ('d', 1) => out += &c.day.to_string(),
             ('d', 2) => out += &format!("{:02}", c.day),
