@@ -127,11 +127,58 @@ fn pm32_shadow_step() -> Vec<u8> {
     ]
 }
 
+/// A far CALL whose second push faults after its first push overwrote the
+/// CALL's own bytes. The program writes `nop; nop; call far [fp]` at CS:0000
+/// (the PSP, SS = CS) and `mov sp, 3` plus 13 NOPs at FFF0h, and jumps
+/// there: the line wraps to 0, the CALL pushes CS at SS:0001 (over its own
+/// opcode byte) and then IP at SS:FFFFh, which faults (#SS), and #SS cannot
+/// be delivered with SP = 3 either: a triple fault at the CALL. Found by
+/// `oracle fuzz` (seed 1046481116, program 1138): the µop arms stored CS,
+/// fell back at the second store's limit check, and the L1 side re-ran the
+/// CALL from its now-overwritten bytes (`01 1E ..`, an ADD). Fixed by
+/// checking both slots before the first store (lower/stack.rs). Assembled
+/// with nasm from:
+///
+/// ```text
+/// org 100h
+///   mov sp, 8000h
+///   mov word [fp], target
+///   mov [fp+2], cs
+///   mov byte [0], 90h
+///   mov byte [1], 90h
+///   mov byte [2], 0FFh
+///   mov byte [3], 1Eh
+///   mov word [4], fp
+///   mov di, 0FFF0h
+///   mov byte [di], 0BCh
+///   mov word [di+1], 3
+///   add di, 3
+///   mov cx, 13
+///   mov al, 90h
+///   cld
+///   rep stosb
+///   jmp word 0FFF0h
+/// target:
+///   mov ax, 4C02h
+///   int 21h
+/// fp: dd 0
+/// ```
+fn far_call_push_faults() -> Vec<u8> {
+    vec![
+        0xBC, 0x00, 0x80, 0xC7, 0x06, 0x45, 0x01, 0x40, 0x01, 0x8C, 0x0E, 0x47, 0x01, 0xC6, 0x06,
+        0x00, 0x00, 0x90, 0xC6, 0x06, 0x01, 0x00, 0x90, 0xC6, 0x06, 0x02, 0x00, 0xFF, 0xC6, 0x06,
+        0x03, 0x00, 0x1E, 0xC7, 0x06, 0x04, 0x00, 0x45, 0x01, 0xBF, 0xF0, 0xFF, 0xC6, 0x05, 0xBC,
+        0xC7, 0x45, 0x01, 0x03, 0x00, 0x83, 0xC7, 0x03, 0xB9, 0x0D, 0x00, 0xB0, 0x90, 0xFC, 0xF3,
+        0xAA, 0xE9, 0xB0, 0xFE, 0xB8, 0x02, 0x4C, 0xCD, 0x21, 0x00, 0x00, 0x00, 0x00,
+    ]
+}
+
 /// (name, program, the end every arm must reach)
 fn cases() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     vec![
         ("line_ending_at_ffff", line_ending_at_ffff(), "exited 34"),
         ("pm32_shadow_step", pm32_shadow_step(), "exited 120"),
+        ("far_call_push_faults", far_call_push_faults(), "stopped: triple fault: vector 12 could not be delivered (#12 while pushing the frame, SS:SP 0131:0003, IVT limit 0x3FF)"),
     ]
 }
 

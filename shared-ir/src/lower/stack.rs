@@ -85,6 +85,20 @@ impl<M: MachineModel> LineBuilder<'_, M> {
     /// alone, as in L0), then SP -= 4. `cs_sel` is CS's selector vreg.
     pub(super) fn push_far_return(&mut self, cs_sel: VReg) {
         let next = self.next_ip;
+        // Both slots are checked before either store: with SP = 3 the CS
+        // slot fits and the IP slot (FFFFh) faults. A fault exit re-runs the
+        // instruction from its start on the L1 side, which is exact only if
+        // nothing was stored yet: the CS store may have overwritten the
+        // CALL's own bytes (SS = CS), and the re-run decoded another
+        // instruction (oracle fuzz; arm_regressions' far_call_push_faults).
+        let site = self.before();
+        for k in [1u32, 2] {
+            self.emit(Op::Check {
+                w: Width::W16,
+                addr: self.stack_addr((2 * k).wrapping_neg()),
+                site,
+            });
+        }
         self.store(
             Width::W16,
             self.stack_addr(2u32.wrapping_neg()),
