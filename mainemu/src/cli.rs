@@ -354,13 +354,7 @@ fn survey(
                 i + 1,
                 c.program,
                 args,
-                match &g.ending {
-                    crate::run::Ending::Exit { code } => format!("exit {code}"),
-                    crate::run::Ending::Budget => "budget".into(),
-                    crate::run::Ending::Unimplemented { report } => report.clone(),
-                    crate::run::Ending::Stop { report } =>
-                        report.lines().next().unwrap_or("").to_string(),
-                },
+                g.ending.to_string().lines().next().unwrap_or(""),
                 g.dispatches,
                 g.verdict,
                 if g.complaints.is_empty() {

@@ -24,6 +24,17 @@ pub enum Ending {
     Stop { report: String },
 }
 
+impl std::fmt::Display for Ending {
+    /// `exit 3`, `budget`, or the report (what tables and the oracle print).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ending::Exit { code } => write!(f, "exit {code}"),
+            Ending::Budget => f.write_str("budget"),
+            Ending::Unimplemented { report } | Ending::Stop { report } => f.write_str(report),
+        }
+    }
+}
+
 /// The summary of a run.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Summary {

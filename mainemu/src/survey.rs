@@ -99,7 +99,6 @@ pub enum Verdict {
 pub struct Got {
     pub ending: Ending,
     pub dispatches: u64,
-    pub stdout: String,
     /// Everything two runs of the row must agree on, as one line.
     pub summary: String,
     pub complaints: Vec<String>,
@@ -206,7 +205,6 @@ pub fn run_case(
     Ok(Got {
         ending: s.ending,
         dispatches: s.dispatches,
-        stdout,
         summary,
         complaints,
         verdict,

@@ -148,12 +148,7 @@ pub fn observe(prog: &Program, arm: Arm, budget: u64) -> Result<Observation, Str
             api.update(name.as_bytes());
             api.update(&n.to_le_bytes());
         }
-        let ending = match &s.ending {
-            mainemu::run::Ending::Exit { code } => format!("exit {code}"),
-            mainemu::run::Ending::Budget => "budget".to_string(),
-            mainemu::run::Ending::Unimplemented { report } => report.clone(),
-            mainemu::run::Ending::Stop { report } => report.clone(),
-        };
+        let ending = s.ending.to_string();
         Ok(Observation {
             dispatches: s.dispatches,
             ending,

@@ -16,8 +16,16 @@ pub enum ResId {
     Name(String),
 }
 
-/// Well-known resource types.
+/// Resource types.
+pub const RT_CURSOR: u16 = 1;
+pub const RT_BITMAP: u16 = 2;
+pub const RT_ICON: u16 = 3;
+pub const RT_MENU: u16 = 4;
+pub const RT_DIALOG: u16 = 5;
 pub const RT_STRING: u16 = 6;
+pub const RT_ACCELERATOR: u16 = 9;
+pub const RT_GROUP_CURSOR: u16 = 12;
+pub const RT_GROUP_ICON: u16 = 14;
 pub const RT_VERSION: u16 = 16;
 
 /// One leaf of the resource tree.
@@ -144,13 +152,17 @@ pub fn string_table(pe: &PeFile) -> Result<Vec<(u32, String)>, PeError> {
 }
 
 /// The order FindResource picks a language in for an en-US thread: en-US,
-/// neutral, any English, then the first the directory lists (lower ranks first).
+/// neutral, the process/system default neutral forms (0400h, 0800h), any
+/// English, then the first the directory lists (lower ranks first). Wine's
+/// tools carry a dozen translations of every table; without the ranking the
+/// first one listed, Arabic, wins.
 fn lang_rank(lang: u16) -> u8 {
     match lang {
         0x409 => 0,
         0 => 1,
-        l if l & 0x3FF == 0x09 => 2,
-        _ => 3,
+        0x400 | 0x800 => 2,
+        l if l & 0x3FF == 0x09 => 3,
+        _ => 4,
     }
 }
 
@@ -319,16 +331,6 @@ pub fn version_info(pe: &PeFile) -> Result<Option<VersionInfo>, PeError> {
     Ok(Some(vi))
 }
 
-/// The GUI resource types.
-pub const RT_CURSOR: u16 = 1;
-pub const RT_BITMAP: u16 = 2;
-pub const RT_ICON: u16 = 3;
-pub const RT_MENU: u16 = 4;
-pub const RT_DIALOG: u16 = 5;
-pub const RT_ACCELERATOR: u16 = 9;
-pub const RT_GROUP_CURSOR: u16 = 12;
-pub const RT_GROUP_ICON: u16 = 14;
-
 /// One item of a menu template (MF_POPUP items carry their submenu).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MenuItem {
@@ -426,19 +428,8 @@ pub fn accelerators(d: &[u8]) -> Result<Vec<Accel>, PeError> {
     Ok(out)
 }
 
-/// Finds a resource by type and name, in the language a US-English
-/// Windows picks: en-US (0409h), then language-neutral (0000h), then the
-/// system/user default neutral forms (0400h, 0800h), then any English, then
-/// the first listed. (Wine's tools carry a dozen translations of every
-/// string table; without the ranking the first one listed, Arabic, wins.)
+/// Finds a resource by type and name, in the language [`lang_rank`] prefers.
 pub fn find<'a>(list: &'a [Resource], kind: &ResId, name: &ResId) -> Option<&'a Resource> {
-    let rank = |lang: u16| match lang {
-        0x0409 => 0,
-        0x0000 => 1,
-        0x0400 | 0x0800 => 2,
-        l if l & 0x3FF == 0x09 => 3,
-        _ => 4,
-    };
     list.iter()
         .filter(|r| {
             &r.kind == kind
@@ -447,5 +438,5 @@ pub fn find<'a>(list: &'a [Resource], kind: &ResId, name: &ResId) -> Option<&'a 
                     (a, b) => a == b,
                 }
         })
-        .min_by_key(|r| rank(r.lang))
+        .min_by_key(|r| lang_rank(r.lang))
 }

@@ -174,6 +174,13 @@ fn locale_info(env: &mut Env, lcid: u32, lctype: u32, buf: u32, cap: i32, wide: 
         }
         return need;
     }
+    put_counted(env, buf, cap, &text, wide)
+}
+
+/// The NLS convention for a text answer: `cap` 0 asks for the size (in
+/// characters, with the NUL); a short buffer is ERROR_INSUFFICIENT_BUFFER
+/// and 0; otherwise the text and its size.
+pub(super) fn put_counted(env: &mut Env, buf: u32, cap: i32, text: &str, wide: bool) -> i32 {
     let need = text.encode_utf16().count() as i32 + 1;
     if cap == 0 {
         return need;
@@ -181,7 +188,7 @@ fn locale_info(env: &mut Env, lcid: u32, lctype: u32, buf: u32, cap: i32, wide: 
     if cap < need || buf == 0 {
         return env.fail(err::INSUFFICIENT_BUFFER, 0);
     }
-    env.put_str(buf, &text, wide);
+    env.put_str(buf, text, wide);
     need
 }
 

@@ -179,15 +179,7 @@ fn date_time_format(
         }
     };
     let text = picture(&pic, &c);
-    let need = text.encode_utf16().count() as i32 + 1;
-    if cap == 0 {
-        return need;
-    }
-    if cap < need || buf == 0 {
-        return env.fail(err::INSUFFICIENT_BUFFER, 0);
-    }
-    env.put_str(buf, &text, wide);
-    need
+    super::nls::put_counted(env, buf, cap, &text, wide)
 }
 
 crate::dll! { "(kernel32 time)";
