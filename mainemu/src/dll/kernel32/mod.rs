@@ -7,6 +7,7 @@ use super::Env;
 use crate::memory::MemError;
 
 pub mod console;
+pub mod ctype;
 pub mod file;
 pub mod nls;
 pub mod sync;
@@ -157,6 +158,7 @@ crate::dll! { "kernel32.dll";
     @also sync::DLL;
     @also system::DLL;
     @also nls::DLL;
+    @also ctype::DLL;
     stdcall fn GetLastError(env) -> u32 { env.last_error }
     stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
     stdcall fn GetCommandLineW(env) -> u32 { env.cmdline_w }

@@ -214,14 +214,14 @@ fn units(env: &Env, p: u32, n: i32, wide: bool) -> Option<Vec<u16>> {
     })
 }
 
-fn lower(u: u16) -> u16 {
+pub fn lower(u: u16) -> u16 {
     char::from_u32(u as u32)
         .and_then(|c| c.to_lowercase().next())
         .map_or(u, |c| if (c as u32) < 0x1_0000 { c as u16 } else { u })
 }
 
 /// The primary weight of a character (see the module comment).
-fn primary(u: u16) -> u32 {
+pub fn primary(u: u16) -> u32 {
     let c = char::from_u32(u as u32).unwrap_or('\u{FFFD}');
     if c.is_alphabetic() {
         0x3_0000 + lower(u) as u32

@@ -488,6 +488,53 @@ fn fls_alloc(env: &mut Env, cb: u32) -> u32 {
     i as u32
 }
 
+/// GetLogicalProcessorInformationEx for the one-core, one-package machine:
+/// a PROCESSOR_RELATIONSHIP record (44 bytes: Relationship, Size, Flags,
+/// EfficiencyClass, 20 reserved, GroupCount 1, GROUP_AFFINITY {mask 1, group
+/// 0}) for RelationProcessorCore (0) and RelationProcessorPackage (3), both
+/// for RelationAll (0xFFFF); other relations give no record.
+fn processor_info_ex(env: &mut Env, relation: u32, buf: u32, len: u32) -> bool {
+    let record = |kind: u32| {
+        let mut r = vec![0u8; 44];
+        r[0..4].copy_from_slice(&kind.to_le_bytes());
+        r[4..8].copy_from_slice(&44u32.to_le_bytes());
+        r[30] = 1; // GroupCount
+        r[32] = 1; // GroupMask[0].Mask
+        r
+    };
+    let out: Vec<u8> = match relation {
+        0 | 3 => record(relation),
+        0xFFFF => [record(0), record(3)].concat(),
+        _ => Vec::new(),
+    };
+    let Some(cap) = env.mem.peek_u32(len) else {
+        return env.fail(998, false);
+    };
+    env.mem.poke_u32(len, out.len() as u32);
+    if (cap as usize) < out.len() || buf == 0 {
+        return env.fail(err::INSUFFICIENT_BUFFER, false);
+    }
+    env.mem.poke(buf, &out).is_some() || env.fail(998, false)
+}
+
+/// GetLogicalProcessorInformation: a core record and a package record (24
+/// bytes each: ProcessorMask 1, Relationship, 16 bytes of union).
+fn processor_info(env: &mut Env, buf: u32, len: u32) -> bool {
+    let mut out = vec![0u8; 48];
+    for (k, rel) in [0u32, 3].iter().enumerate() {
+        out[24 * k..24 * k + 4].copy_from_slice(&1u32.to_le_bytes());
+        out[24 * k + 4..24 * k + 8].copy_from_slice(&rel.to_le_bytes());
+    }
+    let Some(cap) = env.mem.peek_u32(len) else {
+        return env.fail(998, false);
+    };
+    env.mem.poke_u32(len, out.len() as u32);
+    if (cap as usize) < out.len() || buf == 0 {
+        return env.fail(err::INSUFFICIENT_BUFFER, false);
+    }
+    env.mem.poke(buf, &out).is_some() || env.fail(998, false)
+}
+
 crate::dll! { "(kernel32 system)";
     stdcall fn GetEnvironmentVariableA(env, name: u32, buf: u32, cap: u32) -> u32 { get_var(env, name, buf, cap, false) }
     stdcall fn GetEnvironmentVariableW(env, name: u32, buf: u32, cap: u32) -> u32 { get_var(env, name, buf, cap, true) }
@@ -538,6 +585,15 @@ crate::dll! { "(kernel32 system)";
     stdcall fn IsProcessorFeaturePresent(env, f: u32) -> bool { feature(f) }
     stdcall fn IsWow64Process(env, h: u32, out: u32) -> bool { env.mem.poke_u32(out, 0).is_some() }
     stdcall fn GetActiveProcessorCount(env, group: u32) -> u32 { 1 }
+    stdcall fn GetLogicalProcessorInformationEx(env, relation: u32, buf: u32, len: u32) -> bool {
+        processor_info_ex(env, relation, buf, len)
+    }
+    stdcall fn GetLogicalProcessorInformation(env, buf: u32, len: u32) -> bool { processor_info(env, buf, len) }
+    // The process is in no job.
+    stdcall fn QueryInformationJobObject(env, job: u32, class: u32, info: u32, len: u32, ret: u32) -> bool {
+        env.fail(err::INVALID_HANDLE, false)
+    }
+    stdcall fn IsProcessInJob(env, process: u32, job: u32, out: u32) -> bool { env.mem.poke_u32(out, 0).is_some() }
     stdcall fn GetProcessAffinityMask(env, h: u32, pm: u32, sm: u32) -> bool {
         env.mem.poke_u32(pm, 1); env.mem.poke_u32(sm, 1); true
     }
