@@ -374,6 +374,9 @@ fn survey(
     std::fs::remove_dir_all(&scratch).ok();
     match r {
         Ok(r) => {
+            if let Some(t) = r.wine_table() {
+                print!("\n{t}\n");
+            }
             println!("{}", r.last_line());
             if r.count(crate::survey::Verdict::Passed) == r.rows.len() {
                 std::process::ExitCode::SUCCESS

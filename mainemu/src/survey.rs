@@ -19,7 +19,14 @@
 //! exit = 0                                 # or unimplemented = "..." / stop = "..." (the report, exactly)
 //! dispatches = 1152769                     # exact, when given
 //! outputs = { "t.7z" = { sha1 = "02ff331c3b132fdb" }, "x7/in/a.txt" = { same_as = "in/a.txt" }, "o.txt" = "missing" }
+//! wine = { executed = 97, todo = 0, flaky = 0, failures = 16, skipped = 3 }   # Wine test summary, exact
 //! ```
+//!
+//! Wine's conformance tests end with `<pid>:<test>: N tests executed (M
+//! marked as todo, K as flaky, F failures), S skipped.`: a row's stdout is
+//! parsed for those lines (summed) and [`Report::wine_table`] gives the
+//! per-exe table (reached its summary, tests, failures, pass rate, where a
+//! run that did not reach it stopped).
 //!
 //! A row *passed* when every expectation holds; it *stopped* when the
 //! program ended at an unimplemented call, an unhandled exception or the
@@ -46,6 +53,10 @@ pub struct Manifest {
     pub root: String,
     #[serde(default)]
     pub budget: Option<u64>,
+    /// Every row is one of Wine's conformance tests: the Wine table lists
+    /// them all (also those that print no summary).
+    #[serde(default)]
+    pub wine_tests: bool,
     #[serde(rename = "case")]
     pub cases: Vec<Case>,
 }
@@ -72,6 +83,79 @@ pub struct Case {
     pub dispatches: Option<u64>,
     #[serde(default)]
     pub outputs: BTreeMap<String, Want>,
+    /// The Wine test summary the run must print (exact).
+    pub wine: Option<WineCounts>,
+}
+
+/// The counts of Wine test summary lines (summed over the lines printed).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct WineCounts {
+    pub executed: u64,
+    #[serde(default)]
+    pub todo: u64,
+    #[serde(default)]
+    pub flaky: u64,
+    pub failures: u64,
+    #[serde(default)]
+    pub skipped: u64,
+}
+
+/// Parses every `N tests executed (M marked as todo, [K as flaky, ]F
+/// failures), S skipped.` line of `stdout`; None when there is none.
+pub fn wine_counts(stdout: &str) -> Option<WineCounts> {
+    let mut total: Option<WineCounts> = None;
+    for line in stdout.lines() {
+        let Some(at) = line.find(" tests executed (") else {
+            continue;
+        };
+        let num = |s: &str| -> Option<u64> { s.trim().parse().ok() };
+        let head = &line[..at];
+        let executed = num(head.rsplit([':', ' ']).next()?)?;
+        let rest = &line[at + " tests executed (".len()..];
+        let (inner, tail) = rest.split_once("), ")?;
+        let mut c = WineCounts {
+            executed,
+            ..WineCounts::default()
+        };
+        for part in inner.split(", ") {
+            let (n, what) = part.split_once(' ')?;
+            let n = num(n)?;
+            match what {
+                "marked as todo" => c.todo = n,
+                "as flaky" => c.flaky = n,
+                "failures" | "failure" => c.failures = n,
+                _ => return None,
+            }
+        }
+        c.skipped = num(tail.strip_suffix(" skipped.")?)?;
+        let t = total.get_or_insert_with(WineCounts::default);
+        t.executed += c.executed;
+        t.todo += c.todo;
+        t.flaky += c.flaky;
+        t.failures += c.failures;
+        t.skipped += c.skipped;
+    }
+    total
+}
+
+/// Where a Wine test that printed no summary stopped: the unimplemented
+/// call, or the test framework's `unhandled exception` line with the last
+/// test it saw.
+fn wine_stop(ending: &Ending, stdout: &str) -> String {
+    if let Ending::Unimplemented { report } | Ending::Stop { report } = ending {
+        return report.clone();
+    }
+    let line = |pat: &str| stdout.lines().rev().find(|l| l.contains(pat));
+    match (line("unhandled exception"), line("last test seen")) {
+        (Some(e), Some(t)) => {
+            let e = e.split_once(": ").map_or(e, |x| x.1);
+            let t = t.split(": this is").next().unwrap_or(t);
+            format!("{e} (after {t})")
+        }
+        (Some(e), None) => e.to_string(),
+        _ => ending.to_string(),
+    }
 }
 
 /// What an output file must hold.
@@ -103,6 +187,10 @@ pub struct Got {
     pub summary: String,
     pub complaints: Vec<String>,
     pub verdict: Verdict,
+    /// The Wine test summary lines' counts, if any were printed.
+    pub wine: Option<WineCounts>,
+    /// Where a run that printed no Wine summary stopped (see [`wine_stop`]).
+    pub stopped_at: String,
 }
 
 /// Reads and parses a manifest.
@@ -193,7 +281,12 @@ pub fn run_case(
         String::from_utf8_lossy(&err),
         s.api_calls
     );
-    let complaints = check(dir, c, &s.ending, s.dispatches, &stdout, &files);
+    let wine = wine_counts(&stdout);
+    let mut complaints = check(dir, c, &s.ending, s.dispatches, &stdout, &files);
+    if c.wine.is_some() && c.wine != wine {
+        complaints.push(format!("wine summary {wine:?}, want {:?}", c.wine));
+    }
+    let stopped_at = wine_stop(&s.ending, &stdout);
     let expected_exit = c.unimplemented.is_none() && c.stop.is_none();
     let verdict = if complaints.is_empty() {
         Verdict::Passed
@@ -208,6 +301,8 @@ pub fn run_case(
         summary,
         complaints,
         verdict,
+        wine,
+        stopped_at,
     })
 }
 
@@ -261,6 +356,8 @@ fn check(
 /// A whole survey: every row in order in one fresh scratch directory.
 pub struct Report {
     pub rows: Vec<(Case, Result<Got, String>)>,
+    /// The manifest's `wine_tests` flag.
+    pub wine_tests: bool,
 }
 
 impl Report {
@@ -281,6 +378,68 @@ impl Report {
             self.count(Verdict::Stopped)
         )
     }
+}
+
+impl Report {
+    /// The Wine conformance table of a `wine_tests` manifest (else of the
+    /// rows that expect or printed a Wine summary): one row per exe, then the totals line `wine: R of N exes
+    /// reached their summary; T tests executed, F failures (P% passed)`.
+    pub fn wine_table(&self) -> Option<String> {
+        let rows: Vec<_> = self
+            .rows
+            .iter()
+            .filter(|(c, g)| {
+                self.wine_tests || c.wine.is_some() || g.as_ref().is_ok_and(|g| g.wine.is_some())
+            })
+            .collect();
+        if rows.is_empty() {
+            return None;
+        }
+        let mut t = String::from(
+            "| exe | summary | tests | failures | todo | skipped | pass rate | stopped at |\n|---|---|---:|---:|---:|---:|---:|---|\n",
+        );
+        let (mut reached, mut tests, mut fails) = (0, 0, 0);
+        for (c, g) in &rows {
+            let name = c.program.rsplit('/').next().unwrap_or(&c.program);
+            match g.as_ref().map(|g| (g.wine, g)) {
+                Ok((Some(w), _)) => {
+                    reached += 1;
+                    tests += w.executed;
+                    fails += w.failures;
+                    t += &format!(
+                        "| {name} | yes | {} | {} | {} | {} | {} | |\n",
+                        w.executed,
+                        w.failures,
+                        w.todo,
+                        w.skipped,
+                        pass_rate(w.executed, w.failures)
+                    );
+                }
+                Ok((None, g)) => {
+                    t += &format!(
+                        "| {name} | no | | | | | | {} |\n",
+                        g.stopped_at.replace('|', "\\|")
+                    )
+                }
+                Err(e) => t += &format!("| {name} | no | | | | | | {e} |\n"),
+            }
+        }
+        t += &format!(
+            "wine: {reached} of {} exes reached their summary; {tests} tests executed, {fails} failures ({} passed)\n",
+            rows.len(),
+            pass_rate(tests, fails)
+        );
+        Some(t)
+    }
+}
+
+/// `99.95%` (two decimals, rounded down so 100% means no failure).
+fn pass_rate(tests: u64, failures: u64) -> String {
+    if tests == 0 {
+        return "-".into();
+    }
+    let bp = (tests.saturating_sub(failures)) * 10_000 / tests;
+    format!("{}.{:02}%", bp / 100, bp % 100)
 }
 
 /// Runs every row of the manifest at `path` on `arm`; `progress(i, row)` is
@@ -308,5 +467,38 @@ pub fn run_manifest(
         progress(i, c, &g);
         rows.push((c.clone(), g));
     }
-    Ok(Report { rows })
+    Ok(Report {
+        rows,
+        wine_tests: m.wine_tests,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wine_summary_lines_are_parsed_and_summed() {
+        let out = "x.c:1: Test failed: no\n0100:environ: 97 tests executed (0 marked as todo, 0 as flaky, 16 failures), 3 skipped.\n\
+                   0104:child: 5 tests executed (2 marked as todo, 1 failure), 0 skipped.\n";
+        let c = wine_counts(out).unwrap();
+        assert_eq!(
+            c,
+            WineCounts {
+                executed: 102,
+                todo: 2,
+                flaky: 0,
+                failures: 17,
+                skipped: 3
+            }
+        );
+        assert_eq!(wine_counts("no summary\n"), None);
+        assert_eq!(pass_rate(97, 16), "83.50%");
+        assert_eq!(pass_rate(3, 1), "66.66%");
+        let crash = "directory.c:463: this is the last test seen before the exception\n0100:directory: unhandled exception c0000005 at 00000000\n";
+        assert_eq!(
+            wine_stop(&Ending::Exit { code: 0xC000_0005 }, crash),
+            "unhandled exception c0000005 at 00000000 (after directory.c:463)"
+        );
+    }
 }
