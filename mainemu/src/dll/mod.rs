@@ -458,6 +458,8 @@ pub struct Env {
     pub fatal: Option<String>,
     /// The GUI: screen, GDI objects, windows (user32 and gdi32 work on it).
     pub desktop: Box<crate::desktop::Desktop>,
+    /// kernel32's local and global atom tables.
+    pub atoms: kernel32::atom::Atoms,
 }
 
 impl Env {
@@ -500,6 +502,7 @@ impl Env {
             cv_gens: Default::default(),
             proc_misses: Default::default(),
             desktop: Default::default(),
+            atoms: Default::default(),
         }
     }
 

@@ -6,10 +6,27 @@
 
 use super::crt::stdio::{fmt_a, fmt_w, store, Bound};
 
+/// RtlInit(Unicode|Ansi)String: {Length, MaximumLength (with the NUL), Buffer} over `src`.
+fn init_string(env: &mut super::Env, dst: u32, src: u32, wide: bool) {
+    let size = if wide { 2 } else { 1 };
+    let n = match src {
+        0 => 0,
+        _ if wide => env.mem.peek_wstr(src, 0x7FFF).map_or(0, |w| w.len()),
+        _ => env.mem.peek_cstr(src, 0xFFFE).map_or(0, |b| b.len()),
+    } as u32
+        * size;
+    let max = if src == 0 { 0 } else { n + size };
+    env.mem.poke_u32(dst, n | max << 16);
+    env.mem.poke_u32(dst + 4, src);
+}
+
 crate::dll! { "ntdll.dll";
     stdcall fn RtlGetLastWin32Error(env) -> u32 { env.last_error }
     stdcall fn RtlSetLastWin32Error(env, code: u32) { env.last_error = code; }
     stdcall fn NtCurrentTeb(env) -> u32 { env.teb() }
+    stdcall fn RtlInitUnicodeString(env, dst: u32, src: u32) { init_string(env, dst, src, true) }
+    stdcall fn RtlInitAnsiString(env, dst: u32, src: u32) { init_string(env, dst, src, false) }
+    stdcall fn RtlInitString(env, dst: u32, src: u32) { init_string(env, dst, src, false) }
     // ntdll's _vsnprintf has msvcrt's legacy bound: a full buffer gets no NUL and -1.
     cdecl fn _vsnprintf(env, buf: u32, n: u32, f: u32, va: u32) -> i32 { let out = fmt_a(env, f, va); store(env, buf, &out, Bound::Legacy(n)) }
     cdecl fn _vsnwprintf(env, buf: u32, n: u32, f: u32, va: u32) -> i32 { let out = fmt_w(env, f, va); store(env, buf, &out, Bound::Legacy(n)) }

@@ -511,11 +511,16 @@ pub fn fmt_w(env: &Env, f: u32, va: u32) -> Vec<u16> {
     let out = crate::dll::printf::format_bytes(&env.mem, &f8, va, true);
     // The engine's output is UTF-8 where it came from wide text and single
     // bytes where it came from narrow text (`%C`, `%hs`): a byte that is not
-    // UTF-8 is that narrow character, Latin-1 as mainemu's code page.
+    // UTF-8 is that narrow character in the ANSI code page (1252).
     let mut w = Vec::with_capacity(out.len());
     for chunk in out.utf8_chunks() {
         w.extend(chunk.valid().encode_utf16());
-        w.extend(chunk.invalid().iter().map(|&b| b as u16));
+        w.extend(
+            chunk
+                .invalid()
+                .iter()
+                .map(|&b| crate::dll::kernel32::codepage::ansi_to_wide(b)),
+        );
     }
     w
 }

@@ -7,7 +7,7 @@
 //! 87, ERROR_INVALID_FLAGS 1004, ERROR_INSUFFICIENT_BUFFER 122). ANSI strings
 //! are Latin-1 (code page 1252 as modelled by `nls`). Must not touch host state.
 
-use super::nls::{lower, primary, upper};
+use super::nls::{lower, primary, units, upper};
 use crate::dll::{Env, Ret};
 use crate::files::err;
 
@@ -106,27 +106,11 @@ fn ctype3(u: u16) -> u16 {
 
 /// Reads `n` units (n = -1: through the NUL, which is counted and classified).
 fn source(env: &Env, p: u32, n: i32, wide: bool) -> Option<Vec<u16>> {
+    let mut v = units(env, p, n, wide)?;
     if n < 0 {
-        let mut v: Vec<u16> = if wide {
-            env.mem.peek_wstr(p, 1 << 20)?
-        } else {
-            env.mem
-                .peek_cstr(p, 1 << 20)?
-                .iter()
-                .map(|&c| c as u16)
-                .collect()
-        };
         v.push(0);
-        return Some(v);
     }
-    let b = env.read_bytes(p, n as u32 * if wide { 2 } else { 1 })?;
-    Some(if wide {
-        b.chunks(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect()
-    } else {
-        b.iter().map(|&c| c as u16).collect()
-    })
+    Some(v)
 }
 
 /// GetStringType*: one WORD of class bits per source unit.

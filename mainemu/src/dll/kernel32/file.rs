@@ -636,6 +636,63 @@ pub fn drive_type(env: &mut Env, root: u32, wide: bool) -> u32 {
     }
 }
 
+/// QueryDosDevice: a mapped drive `X:` is `\\Device\\HarddiskVolumeN` (N counts
+/// the mapped letters from 1); no name lists the drives. Answers are
+/// NUL-separated with a final second NUL.
+fn query_dos_device(env: &mut Env, name: u32, buf: u32, cap: u32, wide: bool) -> u32 {
+    let letters = env.drives.letters();
+    let list: Vec<String> = if name == 0 {
+        letters.iter().map(|l| format!("{l}:")).collect()
+    } else {
+        let n = env
+            .read_str(name, wide)
+            .unwrap_or_default()
+            .to_ascii_uppercase();
+        match letters.iter().position(|l| n == format!("{l}:")) {
+            Some(k) => vec![format!("\\Device\\HarddiskVolume{}", k + 1)],
+            None => return env.fail(err::FILE_NOT_FOUND, 0),
+        }
+    };
+    let mut text = list.join("\0");
+    text.push_str("\0\0");
+    let len = text.chars().count() as u32;
+    if cap < len {
+        return env.fail(err::INSUFFICIENT_BUFFER, 0);
+    }
+    let units: Vec<u16> = text.encode_utf16().collect();
+    let bytes = if wide {
+        crate::dll::wbytes(&units)
+    } else {
+        text.into_bytes()
+    };
+    env.mem.poke(buf, &bytes);
+    len
+}
+
+/// GetVolumeNameForVolumeMountPoint: `X:\` of a mapped drive is
+/// `\\?\Volume{4d454d55-0000-0000-0000-0000000000NN}\` (NN its letter).
+fn volume_guid_name(env: &mut Env, mount: u32, buf: u32, cap: u32, wide: bool) -> bool {
+    let m = env
+        .read_str(mount, wide)
+        .unwrap_or_default()
+        .to_ascii_uppercase();
+    let b = m.as_bytes();
+    if b.len() != 3 || b[1] != b':' || b[2] != b'\\' {
+        return env.fail(err::INVALID_NAME, false);
+    }
+    if !env.drives.letters().contains(&(b[0] as char)) {
+        return env.fail(err::FILE_NOT_FOUND, false);
+    }
+    let name = format!(
+        "\\\\?\\Volume{{4d454d55-0000-0000-0000-0000000000{:02x}}}\\",
+        b[0]
+    );
+    if (cap as usize) < name.len() + 1 {
+        return env.fail(206, false); // ERROR_FILENAME_EXCED_RANGE
+    }
+    env.put_str(buf, &name, wide).is_some()
+}
+
 /// GetVolumeInformation's fixed answers: label MAINEMU, serial 4D454D55, NTFS.
 #[allow(clippy::too_many_arguments)]
 pub fn volume_info(
@@ -949,6 +1006,10 @@ crate::dll! { "(kernel32 files)";
     stdcall fn GetShortPathNameW(env, long: u32, buf: u32, cap: u32) -> u32 { long_path(env, long, buf, cap, true) }
     stdcall fn GetDriveTypeA(env, root: u32) -> u32 { drive_type(env, root, false) }
     stdcall fn GetDriveTypeW(env, root: u32) -> u32 { drive_type(env, root, true) }
+    stdcall fn QueryDosDeviceA(env, name: u32, buf: u32, cap: u32) -> u32 { query_dos_device(env, name, buf, cap, false) }
+    stdcall fn QueryDosDeviceW(env, name: u32, buf: u32, cap: u32) -> u32 { query_dos_device(env, name, buf, cap, true) }
+    stdcall fn GetVolumeNameForVolumeMountPointA(env, mount: u32, buf: u32, cap: u32) -> bool { volume_guid_name(env, mount, buf, cap, false) }
+    stdcall fn GetVolumeNameForVolumeMountPointW(env, mount: u32, buf: u32, cap: u32) -> bool { volume_guid_name(env, mount, buf, cap, true) }
     stdcall fn GetLogicalDrives(env) -> u32 {
         env.drives.letters().iter().fold(0, |m, &l| m | 1 << (l as u32 - 'A' as u32))
     }

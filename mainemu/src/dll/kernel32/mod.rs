@@ -6,6 +6,8 @@
 use super::Env;
 use crate::memory::MemError;
 
+pub mod atom;
+pub mod codepage;
 pub mod console;
 pub mod ctype;
 pub mod file;
@@ -15,87 +17,6 @@ pub mod system;
 pub mod time;
 
 const HEAP_ZERO_MEMORY: u32 = 8;
-const CP_UTF8: u32 = 65001;
-
-/// The source units of a conversion: `n` of them, or through the NUL (included) when `n` is -1.
-fn units<T: Copy + Default + PartialEq>(read: impl Fn(u32) -> Option<T>, n: i32) -> Option<Vec<T>> {
-    let mut v = Vec::new();
-    for k in 0.. {
-        if n >= 0 && k >= n as u32 {
-            break;
-        }
-        let u = read(k)?;
-        v.push(u);
-        if n < 0 && u == T::default() {
-            break;
-        }
-        if k > 1 << 24 {
-            return None;
-        }
-    }
-    Some(v)
-}
-
-/// MultiByteToWideChar: UTF-8 for CP_UTF8, Latin-1 for every other code page
-/// (exact for ASCII, which is what console programs pass).
-fn mb_to_wide(env: &mut Env, cp: u32, src: u32, n: i32, dst: u32, cap: i32) -> i32 {
-    let Some(b) = units(
-        |k| {
-            let mut x = [0u8];
-            env.mem.peek(src + k, &mut x).map(|_| x[0])
-        },
-        n,
-    ) else {
-        env.last_error = 998;
-        return 0;
-    };
-    let w: Vec<u16> = if cp == CP_UTF8 {
-        String::from_utf8_lossy(&b).encode_utf16().collect()
-    } else {
-        b.iter().map(|&c| c as u16).collect()
-    };
-    if cap == 0 {
-        return w.len() as i32;
-    }
-    if (cap as usize) < w.len() {
-        env.last_error = 122;
-        return 0;
-    } // ERROR_INSUFFICIENT_BUFFER
-    let bytes: Vec<u8> = w.iter().flat_map(|u| u.to_le_bytes()).collect();
-    env.mem.poke(dst, &bytes);
-    w.len() as i32
-}
-
-fn wide_to_mb(env: &mut Env, cp: u32, src: u32, n: i32, dst: u32, cap: i32) -> i32 {
-    let Some(w) = units(
-        |k| {
-            let mut x = [0u8; 2];
-            env.mem
-                .peek(src + 2 * k, &mut x)
-                .map(|_| u16::from_le_bytes(x))
-        },
-        n,
-    ) else {
-        env.last_error = 998;
-        return 0;
-    };
-    let b: Vec<u8> = if cp == CP_UTF8 {
-        String::from_utf16_lossy(&w).into_bytes()
-    } else {
-        w.iter()
-            .map(|&u| if u < 256 { u as u8 } else { b'?' })
-            .collect()
-    };
-    if cap == 0 {
-        return b.len() as i32;
-    }
-    if (cap as usize) < b.len() {
-        env.last_error = 122;
-        return 0;
-    }
-    env.mem.poke(dst, &b);
-    b.len() as i32
-}
 
 /// TlsAlloc: the lowest free index (64 in the TEB, 1024 more in the expansion array).
 fn tls_alloc(env: &mut Env) -> u32 {
@@ -159,6 +80,7 @@ crate::dll! { "kernel32.dll";
     @also system::DLL;
     @also nls::DLL;
     @also ctype::DLL;
+    @also atom::DLL;
     stdcall fn GetLastError(env) -> u32 { env.last_error }
     stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
     stdcall fn GetCommandLineW(env) -> u32 { env.cmdline_w }
@@ -197,14 +119,22 @@ crate::dll! { "kernel32.dll";
         match tls_slot(env, i) { Some(a) => env.mem.poke_u32(a, v).is_some(), None => env.fail(87, false) }
     }
     stdcall fn GetProcessHeap(env) -> u32 { env.process_heap }
+    stdcall fn GetProcessHeaps(env, n: u32, out: u32) -> u32 {
+        let hs: Vec<u32> = env.heaps.keys().copied().collect();
+        if n as usize >= hs.len() {
+            let b: Vec<u8> = hs.iter().flat_map(|h| h.to_le_bytes()).collect();
+            env.mem.poke(out, &b);
+        }
+        hs.len() as u32
+    }
     // Code pages are single-byte here (1252/ANSI): no lead bytes.
     stdcall fn IsDBCSLeadByteEx(env, cp: u32, b: u32) -> bool { false }
     stdcall fn IsDBCSLeadByte(env, b: u32) -> bool { false }
     stdcall fn MultiByteToWideChar(env, cp: u32, flags: u32, src: u32, n: i32, dst: u32, cap: i32) -> i32 {
-        mb_to_wide(env, cp, src, n, dst, cap)
+        codepage::mb_to_wide(env, cp, flags, src, n, dst, cap)
     }
     stdcall fn WideCharToMultiByte(env, cp: u32, flags: u32, src: u32, n: i32, dst: u32, cap: i32, def: u32, used: u32) -> i32 {
-        wide_to_mb(env, cp, src, n, dst, cap)
+        codepage::wide_to_mb(env, cp, flags, src, n, dst, cap, def, used)
     }
     stdcall fn HeapCreate(env, options: u32, initial: u32, maximum: u32) -> u32 { env.new_heap() }
     stdcall fn HeapDestroy(env, h: u32) -> bool {

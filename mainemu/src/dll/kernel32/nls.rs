@@ -24,16 +24,25 @@ const CP_UTF8: u32 = 65001;
 pub const LCID: u32 = 0x409;
 
 /// Code pages this model accepts (all single-byte Latin-1 but UTF-8).
-fn valid_cp(cp: u32) -> bool {
-    matches!(cp, 437 | 850 | 1252 | 20127 | 28591 | CP_UTF8)
+pub fn valid_cp(cp: u32) -> bool {
+    matches!(cp, 437 | 850 | 1252 | 20127 | 28591 | 65000 | CP_UTF8)
 }
 
-fn resolve_cp(cp: u32) -> u32 {
+pub fn resolve_cp(cp: u32) -> u32 {
     match cp {
         0 | 3 => ACP, // CP_ACP, CP_THREAD_ACP
         1 => OEMCP,   // CP_OEMCP
         2 => ACP,     // CP_MACCP: no Mac code page; the ANSI one
         c => c,
+    }
+}
+
+/// Bytes per character at most: 4 for UTF-8, 5 for UTF-7, else 1.
+fn max_char_size(cp: u32) -> u8 {
+    match cp {
+        CP_UTF8 => 4,
+        65000 => 5,
+        _ => 1,
     }
 }
 
@@ -44,7 +53,7 @@ fn cp_info(env: &mut Env, cp: u32, out: u32) -> bool {
         return env.fail(err::INVALID_PARAMETER, false);
     }
     let mut b = vec![0u8; 18];
-    b[0] = if cp == CP_UTF8 { 4 } else { 1 };
+    b[0] = max_char_size(cp);
     b[4] = b'?';
     env.mem.poke(out, &b).is_some() || env.fail(998, false)
 }
@@ -57,6 +66,7 @@ fn cp_name(cp: u32) -> &'static str {
         1252 => "1252  (ANSI - Latin I)",
         20127 => "20127 (US-ASCII)",
         28591 => "28591 (ISO 8859-1 Latin I)",
+        65000 => "65000 (UTF-7)",
         _ => "65001 (UTF-8)",
     }
 }
@@ -68,7 +78,7 @@ fn cp_info_ex(env: &mut Env, cp: u32, flags: u32, out: u32, wide: bool) -> bool 
         return env.fail(err::INVALID_PARAMETER, false);
     }
     let mut b = vec![0u8; 24];
-    b[0] = if cp == CP_UTF8 { 4 } else { 1 };
+    b[0] = max_char_size(cp);
     b[4] = b'?';
     b[18] = b'?';
     b[20..24].copy_from_slice(&cp.to_le_bytes());
@@ -193,7 +203,7 @@ pub(super) fn put_counted(env: &mut Env, buf: u32, cap: i32, text: &str, wide: b
 }
 
 /// The units of a string argument: `n` of them, or through the NUL (excluded) when `n` < 0.
-fn units(env: &Env, p: u32, n: i32, wide: bool) -> Option<Vec<u16>> {
+pub fn units(env: &Env, p: u32, n: i32, wide: bool) -> Option<Vec<u16>> {
     if n < 0 {
         return if wide {
             env.mem.peek_wstr(p, 1 << 20)
