@@ -442,6 +442,18 @@ fn pass_rate(tests: u64, failures: u64) -> String {
     format!("{}.{:02}%", bp / 100, bp % 100)
 }
 
+/// The C: of row `i`: the scratch directory, or for a `wine_tests` manifest
+/// a fresh subdirectory per row (the tests are independent and create and
+/// delete files of their own, so a sample of rows runs as in the full table).
+pub fn row_dir(m: &Manifest, scratch: &Path, i: usize) -> Result<PathBuf, String> {
+    if !m.wine_tests {
+        return Ok(scratch.to_path_buf());
+    }
+    let d = scratch.join(format!("row{i}"));
+    std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+    Ok(d)
+}
+
 /// Runs every row of the manifest at `path` on `arm`; `progress(i, row)` is
 /// called after each row.
 pub fn run_manifest(
@@ -463,7 +475,8 @@ pub fn run_manifest(
     let budget = m.budget.unwrap_or(DEFAULT_BUDGET);
     let mut rows = Vec::new();
     for (i, c) in m.cases.iter().enumerate() {
-        let g = run_case(manifest_dir, &root, scratch, c, arm, budget);
+        let dir = row_dir(&m, scratch, i)?;
+        let g = run_case(manifest_dir, &root, &dir, c, arm, budget);
         progress(i, c, &g);
         rows.push((c.clone(), g));
     }

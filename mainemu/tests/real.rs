@@ -10,12 +10,20 @@
 //! (invariant 7). When the host has `/usr/bin/7zz`, it extracts the archives
 //! mainemu's 7za made and must get the inputs back.
 //!
+//! A third pass runs the table under `l1`: every row's summary (ending,
+//! dispatches, stdout, stderr, API call counts, file hashes) must equal the
+//! `l0` pass's. `wine_tests_sample_under_l0_and_l1` runs the rows of
+//! `mainemu/survey/wine-tests.toml` that take at most 1M dispatches (the
+//! full table is a docs/mainemu.md command: three exes take 60M-170M) under
+//! both arms: each row must pass (its exact Wine summary counts or stop) and
+//! the arms agree.
+//!
 //! Skips with a printed line when `../shared/win32-real` is absent. Nothing
 //! from there is copied: the programs run from where they are.
 mod common;
 
 use mainemu::run::Arm;
-use mainemu::survey::{run_manifest, Verdict};
+use mainemu::survey::{load, row_dir, run_case, run_manifest, Verdict};
 use std::path::{Path, PathBuf};
 
 fn manifest() -> PathBuf {
@@ -86,6 +94,72 @@ fn real_programs_run_exactly_and_twice_the_same() {
             failures.push(format!("second pass differs:\n  {a}\n  {b}"));
         }
     }
+    // The threaded tier: the same summaries, dispatches included.
+    let top = tempfile::tempdir().unwrap();
+    let r = run_manifest(
+        &manifest(),
+        Some(&real),
+        Arm::L1,
+        top.path(),
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    for ((c, g), l0) in r.rows.iter().zip(&passes[0]) {
+        match g {
+            Ok(g) if g.summary == *l0 => {}
+            Ok(g) => failures.push(format!("l1 differs from l0:\n  {l0}\n  {}", g.summary)),
+            Err(e) => failures.push(format!("l1 {} {:?}: {e}", c.program, c.args)),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Rows of the Wine table cheap enough for a test (the rest: docs command).
+const WINE_SAMPLE_MAX_DISPATCHES: u64 = 1_000_000;
+
+#[test]
+fn wine_tests_sample_under_l0_and_l1() {
+    let Some(real) = common::win32_real() else {
+        return;
+    };
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("survey/wine-tests.toml");
+    let m = load(&path).unwrap();
+    let dir = path.parent().unwrap();
+    let budget = m.budget.unwrap();
+    let top = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    let mut sampled = 0;
+    for (i, c) in m.cases.iter().enumerate() {
+        if c.dispatches.unwrap_or(u64::MAX) > WINE_SAMPLE_MAX_DISPATCHES {
+            continue;
+        }
+        sampled += 1;
+        let mut sums = Vec::new();
+        for (k, arm) in [Arm::L0, Arm::L1].into_iter().enumerate() {
+            let d = row_dir(&m, &top.path().join(format!("arm{k}")), i).unwrap();
+            match run_case(dir, &real, &d, c, arm, budget) {
+                Ok(g) => {
+                    if g.verdict != Verdict::Passed {
+                        failures.push(format!(
+                            "{} ({arm:?}): {}",
+                            c.program,
+                            g.complaints.join("; ")
+                        ));
+                    }
+                    sums.push(g.summary);
+                }
+                Err(e) => failures.push(format!("{} ({arm:?}): {e}", c.program)),
+            }
+        }
+        if sums.len() == 2 && sums[0] != sums[1] {
+            failures.push(format!("l1 differs from l0:\n  {}\n  {}", sums[0], sums[1]));
+        }
+    }
+    eprintln!(
+        "wine-tests sample: {sampled} of {} exes under l0 and l1",
+        m.cases.len()
+    );
+    assert!(sampled >= 15, "the sample shrank to {sampled} exes");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
