@@ -239,6 +239,9 @@ pub struct Desktop {
     pub registered: Vec<Vec<u16>>,
     /// Solid brushes of the system colours (GetSysColorBrush, COLOR_* + 1).
     pub sys_brushes: BTreeMap<u32, u32>,
+    /// GetMessage blocked with nothing that could ever come (no timer, no
+    /// scripted input left): if every thread waits, the run ends idle.
+    pub waiting_for_input: bool,
 }
 
 impl Desktop {
@@ -269,6 +272,7 @@ impl Desktop {
             message_boxes: Vec::new(),
             registered: Vec::new(),
             sys_brushes: BTreeMap::new(),
+            waiting_for_input: false,
         }
     }
 
