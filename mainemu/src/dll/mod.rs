@@ -61,6 +61,7 @@ macro_rules! dll {
 }
 
 pub mod advapi32;
+pub mod comctl32;
 pub mod crt;
 pub mod gdi32;
 pub mod gui_structs;
@@ -328,6 +329,7 @@ pub static DLLS: &[&DllDecl] = &[
     &user32::DLL,
     &oleaut32::DLL,
     &vcruntime140::DLL,
+    &comctl32::DLL,
 ];
 
 /// What an import resolves to.
