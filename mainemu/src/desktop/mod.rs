@@ -134,6 +134,12 @@ pub struct Window {
     pub wide: bool,
     pub font: u32,
     pub destroyed: bool,
+    /// comctl32 subclasses (procedure, id, reference data), installed last
+    /// at the end, and the procedure they wrap.
+    pub subclasses: Vec<(u32, u32, u32)>,
+    pub subclass_orig: u32,
+    /// The subclass level running now (DefSubclassProc calls the one below).
+    pub subclass_level: usize,
 }
 
 impl Window {

@@ -516,6 +516,9 @@ fn create_window(
         wide,
         font: 0,
         destroyed: false,
+        subclasses: Vec::new(),
+        subclass_orig: 0,
+        subclass_level: 0,
     };
     let hwnd = d.add_window(win);
     // CREATESTRUCT for WM_NCCREATE / WM_CREATE.
