@@ -1,5 +1,5 @@
-//! The `mainemu` command line (clap): `imports` today; `run` follows when
-//! the 32-bit CPU lands in x86-cpu.
+//! The `mainemu` command line (clap): `imports`, `run` (console output,
+//! frames as PNG, scripted input) and `survey`.
 //!
 //! Owns argument parsing, the reports' text and exit statuses. It must not
 //! hold loader or API logic: it calls [`crate::pe`] and [`crate::dll`].
@@ -53,6 +53,24 @@ enum Cmd {
         /// Write the summary as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Write the last frame (the desktop's pixels) as PNG here.
+        #[arg(long)]
+        png: Option<PathBuf>,
+        /// Write a frame every N dispatches into --frames-dir
+        /// (`NNNNNNNNNNNN.png`, named by dispatch, and `frames.txt`:
+        /// one `dispatch hash` line per frame).
+        #[arg(long, requires = "frames_dir")]
+        frames_every: Option<u64>,
+        /// Where --frames-every writes (created if missing).
+        #[arg(long, requires = "frames_every")]
+        frames_dir: Option<PathBuf>,
+        /// Screen size WxH (default 640x480).
+        #[arg(long)]
+        screen: Option<String>,
+        /// Scripted input: `click 120,80 @ 5000000; key F2 @ 9000000; text hello @ 12000000`
+        /// (times in dispatches; see src/desktop/input.rs for the language).
+        #[arg(long)]
+        input: Option<String>,
     },
     /// Run a manifest of programs with command lines, inputs and expected
     /// results (src/survey.rs gives the format); one row per program, ending
@@ -193,6 +211,11 @@ pub fn main() -> std::process::ExitCode {
             env,
             dispatches,
             json,
+            png,
+            frames_every,
+            frames_dir,
+            screen,
+            input,
         } => {
             let arm: crate::run::Arm = match arm.parse() {
                 Ok(a) => a,
@@ -238,15 +261,63 @@ pub fn main() -> std::process::ExitCode {
                     return std::process::ExitCode::from(2);
                 }
             };
+            if let Err(e) = gui_setup(&mut p, screen.as_deref(), input.as_deref()) {
+                eprintln!("mainemu: {e}");
+                return std::process::ExitCode::from(2);
+            }
+            let mut frames = match frames_dir.as_deref().zip(frames_every) {
+                Some((dir, every)) => match FrameWriter::new(dir, every) {
+                    Ok(f) => Some(f),
+                    Err(e) => {
+                        eprintln!("mainemu: {e}");
+                        return std::process::ExitCode::from(2);
+                    }
+                },
+                None => None,
+            };
             use std::io::Write;
-            let s = crate::run::run_arm(&mut p, arm, dispatches, &mut |stream, b| {
-                if stream == 2 {
-                    std::io::stderr().write_all(b).ok();
-                } else {
-                    std::io::stdout().write_all(b).ok();
+            let mut at = |p: &crate::process::Process, clock: u64| {
+                if let Some(f) = frames.as_mut() {
+                    f.write(p, clock);
                 }
-            });
+            };
+            let edges = frames_every.map(|every| crate::run::Edges { every, at: &mut at });
+            let s = crate::run::run_arm_with(
+                &mut p,
+                arm,
+                dispatches,
+                &mut |stream, b| {
+                    if stream == 2 {
+                        std::io::stderr().write_all(b).ok();
+                    } else {
+                        std::io::stdout().write_all(b).ok();
+                    }
+                },
+                edges,
+            );
             std::io::stdout().flush().ok();
+            if let Some(mut f) = frames {
+                f.finish();
+                if let Some(e) = f.error {
+                    eprintln!("mainemu: {e}");
+                }
+                eprintln!("mainemu: {} frames in {}", f.count, f.dir.display());
+            }
+            let gui = !p.env.desktop.windows.is_empty();
+            if gui || png.is_some() {
+                let f = crate::frame::Frame::of(&p.env.desktop);
+                eprintln!(
+                    "mainemu: frame {}x{} hash {:016x}",
+                    f.width,
+                    f.height,
+                    f.hash()
+                );
+                if let Some(path) = &png {
+                    if let Err(e) = f.save(path) {
+                        eprintln!("mainemu: {}: {e}", path.display());
+                    }
+                }
+            }
             let calls: u64 = s.api_calls.values().sum();
             eprintln!(
                 "mainemu: {:?} after {} dispatches, {} API calls (arm {})",
@@ -281,6 +352,7 @@ pub fn main() -> std::process::ExitCode {
             }
             match s.ending {
                 crate::run::Ending::Exit { code } => std::process::ExitCode::from(code as u8),
+                crate::run::Ending::Idle => std::process::ExitCode::SUCCESS,
                 _ => std::process::ExitCode::from(125),
             }
         }
@@ -324,6 +396,65 @@ pub fn main() -> std::process::ExitCode {
             } else {
                 std::process::ExitCode::SUCCESS
             }
+        }
+    }
+}
+
+/// Applies `--screen` and `--input` to a process before it starts.
+pub fn gui_setup(
+    p: &mut crate::process::Process,
+    screen: Option<&str>,
+    input: Option<&str>,
+) -> Result<(), String> {
+    if let Some(s) = screen {
+        let (w, h) = crate::frame::parse_screen(s)?;
+        p.env.desktop.resize(w, h);
+    }
+    if let Some(i) = input {
+        p.env.desktop.input =
+            crate::desktop::input::parse(i).map_err(|e| format!("--input: {e}"))?;
+    }
+    Ok(())
+}
+
+/// `--frames-every`'s output: one PNG per edge and `frames.txt`.
+struct FrameWriter {
+    dir: PathBuf,
+    list: String,
+    count: usize,
+    /// The first write error (the run goes on; the report names it).
+    error: Option<String>,
+}
+
+impl FrameWriter {
+    fn new(dir: &Path, every: u64) -> Result<FrameWriter, String> {
+        if every == 0 {
+            return Err("--frames-every wants a positive number of dispatches".into());
+        }
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        Ok(FrameWriter {
+            dir: dir.to_path_buf(),
+            list: String::new(),
+            count: 0,
+            error: None,
+        })
+    }
+
+    fn write(&mut self, p: &crate::process::Process, clock: u64) {
+        let f = crate::frame::Frame::of(&p.env.desktop);
+        self.list += &format!("{clock} {:016x}\n", f.hash());
+        self.count += 1;
+        let path = self.dir.join(format!("{clock:012}.png"));
+        if let Err(e) = f.save(&path) {
+            self.error.get_or_insert(format!("{}: {e}", path.display()));
+        }
+    }
+
+    /// Writes `frames.txt`.
+    fn finish(&mut self) {
+        let path = self.dir.join("frames.txt");
+        if let Err(e) = std::fs::write(&path, &self.list) {
+            self.error.get_or_insert(format!("{}: {e}", path.display()));
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod designs;
 pub mod desktop;
 pub mod dll;
 pub mod files;
+pub mod frame;
 pub mod gdi;
 pub mod handles;
 pub mod heap;

@@ -18,10 +18,19 @@ use x86_cpu::{Cpu, StopReason};
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Ending {
-    Exit { code: u32 },
+    Exit {
+        code: u32,
+    },
     Budget,
-    Unimplemented { report: String },
-    Stop { report: String },
+    /// A GUI program waits in GetMessage with no timer, no scripted input
+    /// left and no other thread to run: the session is over (not a deadlock).
+    Idle,
+    Unimplemented {
+        report: String,
+    },
+    Stop {
+        report: String,
+    },
 }
 
 impl std::fmt::Display for Ending {
@@ -30,6 +39,7 @@ impl std::fmt::Display for Ending {
         match self {
             Ending::Exit { code } => write!(f, "exit {code}"),
             Ending::Budget => f.write_str("budget"),
+            Ending::Idle => f.write_str("idle: no more input"),
             Ending::Unimplemented { report } | Ending::Stop { report } => f.write_str(report),
         }
     }
@@ -167,10 +177,36 @@ fn switch_to(p: &mut Process, i: usize) {
 /// Runs `p` on `arm` for at most `budget` dispatches; `out(stream, bytes)`
 /// receives console output as the program writes it.
 pub fn run_arm(p: &mut Process, arm: Arm, budget: u64, out: &mut dyn FnMut(u8, &[u8])) -> Summary {
+    run_arm_with(p, arm, budget, out, None)
+}
+
+/// A watcher called at every multiple of `every` dispatches (frame edges):
+/// the engine stops exactly there, so every arm shows it the same state.
+pub struct Edges<'a> {
+    pub every: u64,
+    /// Called with the process and the edge's dispatch count.
+    pub at: &'a mut dyn FnMut(&Process, u64),
+}
+
+/// [`run_arm`] with an optional edge watcher.
+pub fn run_arm_with(
+    p: &mut Process,
+    arm: Arm,
+    budget: u64,
+    out: &mut dyn FnMut(u8, &[u8]),
+    mut edges: Option<Edges>,
+) -> Summary {
     let mut engine = Engine::new(arm);
     let mut s = p.start();
+    let mut next_edge = edges.as_ref().map_or(u64::MAX, |e| e.every.max(1));
     let ending = loop {
         drain(p, out);
+        if let Some(e) = edges.as_mut() {
+            while p.env.threads.cur().cpu.clock >= next_edge && next_edge <= budget {
+                (e.at)(p, next_edge);
+                next_edge += e.every.max(1);
+            }
+        }
         match s {
             Service::Continue => {}
             Service::Exit(code) => break Ending::Exit { code },
@@ -193,7 +229,8 @@ pub fn run_arm(p: &mut Process, arm: Arm, budget: u64, out: &mut dyn FnMut(u8, &
                 None => match p.env.threads.earliest_deadline() {
                     // Everybody waits: guest time skips to the first deadline.
                     Some(d) => {
-                        let d = d.max(clock);
+                        // Stop at a frame edge on the way (the wait goes on after it).
+                        let d = d.max(clock).min(next_edge);
                         if d >= budget {
                             p.env.threads.cur_mut().cpu.clock = budget.max(clock);
                             break Ending::Budget;
@@ -201,6 +238,7 @@ pub fn run_arm(p: &mut Process, arm: Arm, budget: u64, out: &mut dyn FnMut(u8, &
                         p.env.threads.cur_mut().cpu.clock = d;
                         continue;
                     }
+                    None if p.env.desktop.waiting_for_input => break Ending::Idle,
                     None => {
                         break Ending::Stop {
                             report: "deadlock: every thread waits with no timeout".into(),
@@ -213,7 +251,9 @@ pub fn run_arm(p: &mut Process, arm: Arm, budget: u64, out: &mut dyn FnMut(u8, &
         if clock >= budget {
             break Ending::Budget;
         }
-        let stop_at = budget.min(p.env.threads.slice_end.max(clock + 1));
+        let stop_at = budget
+            .min(p.env.threads.slice_end.max(clock + 1))
+            .min(next_edge.max(clock + 1));
         let thunks = &p.env.thunks;
         let t = &mut p.env.threads.list[p.env.threads.cur];
         let exit = exec(&mut engine, &mut t.cpu, &mut p.env.mem, stop_at, &|eip| {

@@ -325,7 +325,7 @@ fn check(
         Ending::Exit { code } => c.exit == Some(*code),
         Ending::Unimplemented { report } => c.unimplemented.as_deref() == Some(report),
         Ending::Stop { report } => c.stop.as_deref() == Some(report),
-        Ending::Budget => false,
+        Ending::Budget | Ending::Idle => false,
     };
     if !end_ok {
         bad.push(format!("ending {ending:?}"));

@@ -134,6 +134,12 @@ pub struct Window {
     pub wide: bool,
     pub font: u32,
     pub destroyed: bool,
+    /// comctl32 subclasses (procedure, id, reference data), installed last
+    /// at the end, and the procedure they wrap.
+    pub subclasses: Vec<(u32, u32, u32)>,
+    pub subclass_orig: u32,
+    /// The subclass level running now (DefSubclassProc calls the one below).
+    pub subclass_level: usize,
 }
 
 impl Window {
@@ -239,6 +245,9 @@ pub struct Desktop {
     pub registered: Vec<Vec<u16>>,
     /// Solid brushes of the system colours (GetSysColorBrush, COLOR_* + 1).
     pub sys_brushes: BTreeMap<u32, u32>,
+    /// GetMessage blocked with nothing that could ever come (no timer, no
+    /// scripted input left): if every thread waits, the run ends idle.
+    pub waiting_for_input: bool,
 }
 
 impl Desktop {
@@ -269,6 +278,7 @@ impl Desktop {
             message_boxes: Vec::new(),
             registered: Vec::new(),
             sys_brushes: BTreeMap::new(),
+            waiting_for_input: false,
         }
     }
 

@@ -144,6 +144,14 @@ crate::dll! { "advapi32.dll";
     stdcall fn GetUserNameW(env, buf: u32, size: u32) -> bool { user_name(env, USER, buf, size, true) }
     stdcall fn RegOpenKeyExA(env, key: u32, sub: u32, options: u32, access: u32, out: u32) -> u32 { reg_open(env, key, sub, out, false) }
     stdcall fn RegOpenKeyExW(env, key: u32, sub: u32, options: u32, access: u32, out: u32) -> u32 { reg_open(env, key, sub, out, true) }
+    stdcall fn RegOpenKeyA(env, key: u32, sub: u32, out: u32) -> u32 { reg_open(env, key, sub, out, false) }
+    stdcall fn RegOpenKeyW(env, key: u32, sub: u32, out: u32) -> u32 { reg_open(env, key, sub, out, true) }
+    // No statistical guessing: only a UTF-16 byte-order mark says Unicode.
+    stdcall fn IsTextUnicode(env, buf: u32, len: i32, result: u32) -> bool {
+        let bom = len >= 2 && env.mem.peek_u32(buf).map(|v| v & 0xFFFF) == Some(0xFEFF);
+        if result != 0 { env.mem.poke_u32(result, if bom { 8 } else { 0 }); }
+        bom
+    }
     stdcall fn RegCloseKey(env, key: u32) -> u32 { if is_root(key) { ERROR_SUCCESS } else { err::INVALID_HANDLE } }
     stdcall fn RegCreateKeyExW(env, key: u32, sub: u32, reserved: u32, class: u32, options: u32, access: u32, sa: u32, out: u32, disposition: u32) -> u32 { err::ACCESS_DENIED }
     stdcall fn RegSetValueExW(env, key: u32, name: u32, reserved: u32, kind: u32, data: u32, len: u32) -> u32 { err::ACCESS_DENIED }

@@ -61,6 +61,8 @@ macro_rules! dll {
 }
 
 pub mod advapi32;
+pub mod comctl32;
+pub mod comdlg32;
 pub mod crt;
 pub mod gdi32;
 pub mod gui_structs;
@@ -70,6 +72,8 @@ pub mod ntdll;
 pub mod oleaut32;
 pub mod printf;
 pub mod secur32;
+pub mod shell32;
+pub mod shlwapi;
 pub mod ucrtbase;
 pub mod user32;
 pub mod vcruntime140;
@@ -328,6 +332,10 @@ pub static DLLS: &[&DllDecl] = &[
     &user32::DLL,
     &oleaut32::DLL,
     &vcruntime140::DLL,
+    &comctl32::DLL,
+    &comdlg32::DLL,
+    &shell32::DLL,
+    &shlwapi::DLL,
 ];
 
 /// What an import resolves to.

@@ -228,14 +228,17 @@ fn next_message(env: &mut Env, hwnd: u32, min: u32, max: u32, remove: bool) -> O
 fn get_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32) -> Ret {
     match next_message(env, hwnd, min, max, true) {
         Some(m) => {
+            desk(env).waiting_for_input = false;
             if !write_msg(env, out, &m) {
                 return Ret::Value(-1i32 as u32);
             }
             Ret::Value((m.message != wm::QUIT) as u32)
         }
-        None => Ret::Block {
-            deadline: desk(env).next_event(),
-        },
+        None => {
+            let deadline = desk(env).next_event();
+            desk(env).waiting_for_input = deadline.is_none();
+            Ret::Block { deadline }
+        }
     }
 }
 
@@ -513,6 +516,9 @@ fn create_window(
         wide,
         font: 0,
         destroyed: false,
+        subclasses: Vec::new(),
+        subclass_orig: 0,
+        subclass_level: 0,
     };
     let hwnd = d.add_window(win);
     // CREATESTRUCT for WM_NCCREATE / WM_CREATE.

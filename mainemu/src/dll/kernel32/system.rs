@@ -536,6 +536,13 @@ fn processor_info(env: &mut Env, buf: u32, len: u32) -> bool {
 }
 
 crate::dll! { "(kernel32 system)";
+    // a * b / c in 64 bits, rounded half away from zero; -1 for c = 0 or overflow.
+    stdcall fn MulDiv(env, a: i32, b: i32, c: i32) -> i32 {
+        if c == 0 { return -1; }
+        let (p, c) = (a as i64 * b as i64, c as i64);
+        let q = (p.abs() + c.abs() / 2) / c.abs() * if (p < 0) != (c < 0) { -1 } else { 1 };
+        i32::try_from(q).unwrap_or(-1)
+    }
     stdcall fn GetEnvironmentVariableA(env, name: u32, buf: u32, cap: u32) -> u32 { get_var(env, name, buf, cap, false) }
     stdcall fn GetEnvironmentVariableW(env, name: u32, buf: u32, cap: u32) -> u32 { get_var(env, name, buf, cap, true) }
     stdcall fn SetEnvironmentVariableA(env, name: u32, value: u32) -> bool { set_var(env, name, value, false) }
