@@ -305,19 +305,19 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
             let (a, b) = (rd8!(2), rd8!(3));
             let f: fn(u32, u32) -> u32 = $f;
             wrl!(1, f(a, b) & 0xFF);
-            pc += 4;
+            pc += const { op::words(op::ALU_BASE) };
         }};
         (16, $f:expr) => {{
             let (a, b) = (rd16!(2), rd16!(3));
             let f: fn(u32, u32) -> u32 = $f;
             wrl!(1, f(a, b) & 0xFFFF);
-            pc += 4;
+            pc += const { op::words(op::ALU_BASE) };
         }};
         (32, $f:expr) => {{
             let (a, b) = (rd32!(2), rd32!(3));
             let f: fn(u32, u32) -> u32 = $f;
             wr32!(1, f(a, b));
-            pc += 4;
+            pc += const { op::words(op::ALU_BASE) };
         }};
     }
     macro_rules! arith {
@@ -325,19 +325,19 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
             let (a, b) = (rd8!(2), rd8!(3));
             let r = sem::arith($k, Width::W8, a, b, &mut fl);
             wrl!(1, r);
-            pc += 4;
+            pc += const { op::words(op::ARITH_BASE) };
         }};
         ($k:expr, 16) => {{
             let (a, b) = (rd16!(2), rd16!(3));
             let r = sem::arith($k, Width::W16, a, b, &mut fl);
             wrl!(1, r);
-            pc += 4;
+            pc += const { op::words(op::ARITH_BASE) };
         }};
         ($k:expr, 32) => {{
             let (a, b) = (rd32!(2), rd32!(3));
             let r = sem::arith($k, Width::W32, a, b, &mut fl);
             wr32!(1, r);
-            pc += 4;
+            pc += const { op::words(op::ARITH_BASE) };
         }};
     }
     // Effective offset of a memory op: words 3 (base), 4 (index|scale),
@@ -370,7 +370,7 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                 },
             };
             wrl!(1, v);
-            pc += 9;
+            pc += const { op::words(op::LD) };
         }};
     }
     macro_rules! store {
@@ -402,7 +402,7 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                     StoreOutcome::Refused => leave!(ExitReason::Fallback, site),
                 }
             }
-            pc += 10;
+            pc += const { op::words(op::ST) };
         }};
     }
     macro_rules! branch {
@@ -414,7 +414,7 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
             if a $cmp b {
                 pc = w!(5) as usize;
             } else {
-                pc += 6;
+                pc += const { op::words(op::BREQ) };
             }
         }};
     }
@@ -433,22 +433,22 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
             op::MOV32 => {
                 let v = rd32!(2);
                 wr32!(1, v);
-                pc += 3;
+                pc += const { op::words(op::MOV32) };
             }
             op::MOVL => {
                 let v = rdl!(2);
                 wrl!(1, v);
-                pc += 3;
+                pc += const { op::words(op::MOVL) };
             }
             op::SEXT8 => {
                 let v = sem::sext(rdl!(2) & 0xFF, Width::W8);
                 wrl!(1, v);
-                pc += 3;
+                pc += const { op::words(op::SEXT8) };
             }
             op::SEXT16 => {
                 let v = sem::sext(rdl!(2) & 0xFFFF, Width::W16);
                 wrl!(1, v);
-                pc += 3;
+                pc += const { op::words(op::SEXT16) };
             }
             op::ADD8 => alu!(8, |a, b| a.wrapping_add(b)),
             op::ADD16 => alu!(16, |a, b| a.wrapping_add(b)),
@@ -512,27 +512,27 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                 let (a, c) = (rdl!(3), rdl!(4));
                 let r = shift_slow(kind, a, c, &mut fl);
                 wrl!(2, r);
-                pc += 5;
+                pc += const { op::words(op::SHIFT) };
             }
             op::FLAGSREC => {
                 let kind = FlagKind::from_u8(w!(1) as u8).unwrap_or(FlagKind::Eager);
                 let (a, b, r) = (rdl!(2), rdl!(3), rdl!(4));
                 fl.record(kind, a, b, r);
-                pc += 5;
+                pc += const { op::words(op::FLAGSREC) };
             }
             op::FLAGSGET => {
                 wrl!(1, fl.bits());
-                pc += 2;
+                pc += const { op::words(op::FLAGSGET) };
             }
             op::FLAGSSET => {
                 let mask = w!(2);
                 let v = (fl.bits() & !mask) | (rdl!(1) & mask);
                 fl.set_bits(v);
-                pc += 3;
+                pc += const { op::words(op::FLAGSSET) };
             }
             op::GETCC => {
                 wrl!(1, fl.cond(w!(2) as u8) as u32);
-                pc += 3;
+                pc += const { op::words(op::GETCC) };
             }
             op::LD8 => load!(Width::W8, false),
             op::LD16 => load!(Width::W16, false),
@@ -559,7 +559,7 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                     }
                     Err(_) => leave!(ExitReason::Fallback, site),
                 }
-                pc += 5;
+                pc += const { op::words(op::IN) };
             }
             op::OUT => {
                 let w = width_of(w!(1));
@@ -579,7 +579,7 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                     }
                     ServiceOutcome::Refused => leave!(ExitReason::Fallback, site),
                 }
-                pc += 6;
+                pc += const { op::words(op::OUT) };
             }
             op::SERVICE => {
                 let id = w!(1) as u16;
@@ -603,7 +603,7 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                     }
                     ServiceOutcome::Refused => leave!(ExitReason::Fallback, site),
                 }
-                pc += 5;
+                pc += const { op::words(op::SERVICE) };
             }
             op::CALL => {
                 let site = w!(7);
@@ -618,11 +618,11 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                     }
                     Err(_) => leave!(ExitReason::Fallback, site),
                 }
-                pc += 8;
+                pc += const { op::words(op::CALL) };
             }
             op::CLOCK => {
                 left = left.wrapping_sub(w!(1) as i32 as i64);
-                pc += 2;
+                pc += const { op::words(op::CLOCK) };
             }
             op::CLOCKCHECK => {
                 let n = w!(1) as i64;
@@ -633,18 +633,18 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                     leave!(ExitReason::Budget, w!(2));
                 }
                 left -= n;
-                pc += 3;
+                pc += const { op::words(op::CLOCKCHECK) };
             }
             op::COUNT => {
                 let c = (w!(1) as usize) & M;
                 mem[c] = mem[c].wrapping_add(1);
-                pc += 2;
+                pc += const { op::words(op::COUNT) };
             }
             op::CHK => {
                 if ea!() > w!(7) {
                     leave!(ExitReason::Fallback, w!(8));
                 }
-                pc += 9;
+                pc += const { op::words(op::CHK) };
             }
             op::X87 => {
                 let site = w!(8);
@@ -688,7 +688,7 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                     }
                     Err(_) => leave!(ExitReason::Fallback, site),
                 }
-                pc += 13;
+                pc += const { op::words(op::X87) };
             }
             op::ARITHBR => {
                 let kind = w!(1);
@@ -699,7 +699,7 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                 if fl.cond(w!(5) as u8) {
                     pc = w!(6) as usize;
                 } else {
-                    pc += 7;
+                    pc += const { op::words(op::ARITHBR) };
                 }
             }
             op::JMPA => {
@@ -739,26 +739,26 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
             op::STRSTEP => {
                 let n = w!(2);
                 wrl!(1, if fl.df() { n.wrapping_neg() } else { n });
-                pc += 3;
+                pc += const { op::words(op::STRSTEP) };
             }
             op::STOPIF => {
                 if rdl!(1) != 0 && pending == 0 {
                     pending = 2;
                 }
-                pc += 2;
+                pc += const { op::words(op::STOPIF) };
             }
             op::EXITPEND => {
                 if pending != 0 {
                     leave!(owed!(), w!(1));
                 }
-                pc += 2;
+                pc += const { op::words(op::EXITPEND) };
             }
             op::JMP => pc = w!(1) as usize,
             op::BRCC => {
                 if fl.cond(w!(1) as u8) {
                     pc = w!(2) as usize;
                 } else {
-                    pc += 3;
+                    pc += const { op::words(op::BRCC) };
                 }
             }
             op::BREQ => branch!(==),

@@ -193,7 +193,7 @@ fn print_breakdown(rows: &[Row], top: usize) {
             *mine.entry(c).or_default() += n;
             *by_op.entry(k.as_str()).or_default() += n;
         }
-        for c in CLASSES {
+        for c in classes() {
             let n = mine.get(c).copied().unwrap_or(0);
             per_prog
                 .entry(c)
@@ -215,7 +215,7 @@ fn print_breakdown(rows: &[Row], top: usize) {
         "{:<11} {:>14} {:>8} {:>7} {:>8}",
         "class", "µops", "pooled", "share", "median"
     );
-    for c in CLASSES {
+    for c in classes() {
         let n = by_class.get(c).copied().unwrap_or(0);
         println!(
             "{:<11} {:>14} {:>8.3} {:>6.1}% {:>8.3}",
@@ -246,21 +246,10 @@ fn print_breakdown(rows: &[Row], top: usize) {
     }
 }
 
-/// The classes of `e1::op_class`, in print order.
-const CLASSES: [&str; 12] = [
-    "move",
-    "alu",
-    "arith",
-    "flags-read",
-    "load",
-    "store",
-    "guard",
-    "branch",
-    "clock",
-    "exit",
-    "helper",
-    "machine",
-];
+/// The census classes of E1's ops, in print order (`e1::op::Class`).
+fn classes() -> impl Iterator<Item = &'static str> {
+    shared_ir::e1::op::Class::ALL.iter().map(|c| c.name())
+}
 
 fn print_coverage(forms: &BTreeMap<String, FormCount>, top: usize) {
     let total: u64 = forms

@@ -204,9 +204,7 @@ pub fn run(
 /// The class of an op name as `e1::op_class` has it (names come from
 /// `e1::op_name`).
 pub fn class_of(name: &str) -> &'static str {
-    (0..shared_ir::e1::OP_SLOTS as u32)
-        .find(|&o| shared_ir::e1::op_name(o) == name)
-        .map_or("?", shared_ir::e1::op_class)
+    shared_ir::e1::op::by_name(name).map_or("?", shared_ir::e1::op_class)
 }
 
 /// Adds `b` into `a`.

@@ -1477,7 +1477,7 @@ impl OnlyNaive {
                 .iter()
                 .enumerate()
                 .filter(|(_, n)| **n > 0)
-                .map(|(k, n)| (e1::op_name(k as u32), *n))
+                .map(|(k, n)| (e1::op_name(k as u32).to_string(), *n))
                 .collect();
             o.insert(
                 "uops_by_op".into(),
