@@ -10,9 +10,9 @@
 //!
 //! Owns the list, the gate-file hash both sides agree on ([`gate_hash`]) and
 //! the few record fields the rule reads ([`RecordView`]); the record format
-//! and the gate evaluation belong to `oracle` (`oracle/src/gate/`). Today
-//! mainemu has no µop tier (issue 18): [`UOP_ARMS`] is empty and no design
-//! is on.
+//! and the gate evaluation belong to `oracle` (`oracle/src/gate/`). The µop
+//! arms exist ([`UOP_ARMS`], `crate::uop`); no design is on until its gate
+//! passes, and the gate cannot measure mainemu's side yet.
 
 use serde::Deserialize;
 use sha1::{Digest, Sha1};
@@ -45,9 +45,9 @@ pub const DESIGNS: &[Design] = &[
     },
 ];
 
-/// The µop arms mainemu can run (`only-<set>`, `uop`). None yet: the port
-/// (issue 18) is not built, so every gate's mainemu criterion fails.
-pub const UOP_ARMS: &[&str] = &[];
+/// The named µop arms mainemu runs (`crate::uop`; any `only-<passes>`
+/// spelling parses too). The `uop` arm (hot loop heads on L1) is not built.
+pub const UOP_ARMS: &[&str] = &["only-naive", "only-baseline", "only-all"];
 
 /// Whether mainemu can run this arm (`l0` always; µop arms per [`UOP_ARMS`]).
 pub fn has_arm(arm: &str) -> bool {

@@ -27,4 +27,5 @@ pub mod seh;
 pub mod survey;
 pub mod threads;
 pub mod thunks;
+pub mod uop;
 pub mod vfs;

@@ -577,6 +577,48 @@ impl Memory {
         Some(out)
     }
 
+    /// Whether every byte of `[addr, addr + len)` is readable (committed,
+    /// not PAGE_NOACCESS): a read there records no fault.
+    pub fn can_read(&self, addr: u32, len: u32) -> bool {
+        let mut a = addr as u64;
+        let end = addr as u64 + len as u64;
+        while a < end {
+            let p = ((a >> 12) & 0xF_FFFF) as usize;
+            if self.pages[p].access & R == 0 || self.data[p].is_none() {
+                return false;
+            }
+            a = (a & !0xFFF) + PAGE_SIZE as u64;
+        }
+        true
+    }
+
+    /// Whether every byte of `[addr, addr + len)` is writable: a store
+    /// there records no fault.
+    pub fn can_write(&self, addr: u32, len: u32) -> bool {
+        self.first_unwritable(addr, len).is_none()
+    }
+
+    /// Appends the readable bytes from `addr` on, at most `max`, stopping at
+    /// the first byte an instruction fetch could not read (the µop tier's
+    /// line bytes).
+    pub fn read_code(&self, addr: u32, max: u32, out: &mut Vec<u8>) {
+        let mut a = addr as u64;
+        let end = (addr as u64 + max as u64).min(1 << 32);
+        while a < end {
+            let p = (a >> 12) as usize;
+            let Some(page) = self.data[p]
+                .as_ref()
+                .filter(|_| self.pages[p].access & R != 0)
+            else {
+                return;
+            };
+            let off = (a & 0xFFF) as usize;
+            let n = ((PAGE_SIZE as u64 - off as u64).min(end - a)) as usize;
+            out.extend_from_slice(&page[off..off + n]);
+            a += n as u64;
+        }
+    }
+
     /// Whether stores to code pages were recorded since the last take (the
     /// code cache's per-instruction check: one load).
     #[inline(always)]

@@ -59,6 +59,9 @@ pub struct Summary {
     /// L1's counters (blocks compiled, retired by stores, links, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub l1: Option<crate::l1::Counters>,
+    /// A µop arm's counters (the tier's census and the arm's steps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uop: Option<std::collections::BTreeMap<String, u64>>,
 }
 
 /// Execution arms mainemu has.
@@ -68,6 +71,8 @@ pub enum Arm {
     L0,
     /// The threaded tier: blocks decoded once, same dispatches (`l1`).
     L1,
+    /// A µop arm (`only-<passes>`, see [`crate::uop`]): its name and pass set.
+    Uop(&'static str, shared_ir::opt::PassSet),
 }
 
 impl Arm {
@@ -75,8 +80,23 @@ impl Arm {
         match self {
             Arm::L0 => "l0",
             Arm::L1 => "l1",
+            Arm::Uop(name, _) => name,
         }
     }
+}
+
+/// Arm names are `&'static str`; a µop arm interns its spelling once per
+/// distinct name (a handful per process).
+fn intern(name: &str) -> &'static str {
+    use std::sync::Mutex;
+    static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = names.iter().find(|n| **n == name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.push(n);
+    n
 }
 
 impl std::str::FromStr for Arm {
@@ -85,7 +105,13 @@ impl std::str::FromStr for Arm {
         match s {
             "l0" => Ok(Arm::L0),
             "l1" => Ok(Arm::L1),
-            _ => Err(format!("arm {s:?} is not available (l0 or l1)")),
+            _ => match crate::uop::parse_arm(s) {
+                Some(Ok(set)) => Ok(Arm::Uop(intern(s), set)),
+                Some(Err(e)) => Err(format!("arm {s:?}: {e}")),
+                None => Err(format!(
+                    "arm {s:?} is not available (l0, l1, only-naive, only-baseline, only-all, only-<passes>)"
+                )),
+            },
         }
     }
 }
@@ -106,6 +132,7 @@ pub enum Exit {
 pub enum Engine {
     L0,
     L1(Box<crate::l1::L1>),
+    Uop(Box<crate::uop::Uop>),
 }
 
 impl Engine {
@@ -113,14 +140,23 @@ impl Engine {
         match arm {
             Arm::L0 => Engine::L0,
             Arm::L1 => Engine::L1(Box::default()),
+            Arm::Uop(_, set) => Engine::Uop(Box::new(crate::uop::Uop::new(set))),
         }
     }
 
-    /// L1's counters (`None` for L0).
+    /// L1's counters (`None` for the other arms).
     pub fn l1_counters(&self) -> Option<crate::l1::Counters> {
         match self {
-            Engine::L0 => None,
             Engine::L1(l1) => Some(l1.counters()),
+            _ => None,
+        }
+    }
+
+    /// A µop arm's counters (`None` for the other arms).
+    pub fn uop_counters(&self) -> Option<std::collections::BTreeMap<String, u64>> {
+        match self {
+            Engine::Uop(u) => Some(u.counters()),
+            _ => None,
         }
     }
 }
@@ -151,6 +187,7 @@ pub fn exec(
             }
         },
         Engine::L1(l1) => l1.run(cpu, mem, stop_at, is_thunk),
+        Engine::Uop(u) => u.run(cpu, mem, stop_at, is_thunk),
     }
 }
 
@@ -289,6 +326,7 @@ pub fn run_arm_with(
         api_calls: p.calls.clone(),
         proc_misses: p.env.proc_misses.iter().cloned().collect(),
         l1: engine.l1_counters(),
+        uop: engine.uop_counters(),
     }
 }
 

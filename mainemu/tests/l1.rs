@@ -5,78 +5,9 @@
 //! program's retirements counted exactly (smc.c says what each phase does).
 mod common;
 
+use common::arms::{diff, finish, go};
 use mainemu::process::{Process, Setup};
-use mainemu::run::{run_arm, Arm, Ending, Summary};
-
-/// What one run leaves: the summary, stdout, stderr, and per thread
-/// (registers, EIP, EFLAGS, clock), plus the memory hash.
-struct End {
-    s: Summary,
-    out: String,
-    err: String,
-    cpus: Vec<([u32; 8], u32, u32, u64)>,
-    mem: u64,
-}
-
-fn go(name: &str, args: &[&str], arm: Arm, budget: u64) -> Option<End> {
-    let (p, c) = common::process_with_c(name, args, &format!("l1-{}-{budget}", arm.name()))?;
-    let end = finish(p, arm, budget);
-    std::fs::remove_dir_all(&c).ok();
-    Some(end)
-}
-
-/// Runs `p` on `arm` for `budget` dispatches and collects what it leaves.
-fn finish(mut p: Process, arm: Arm, budget: u64) -> End {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let s = run_arm(&mut p, arm, budget, &mut |stream, b| {
-        if stream == 2 { &mut err } else { &mut out }.extend_from_slice(b)
-    });
-    let cpus = p
-        .env
-        .threads
-        .list
-        .iter()
-        .map(|t| (t.cpu.regs, t.cpu.eip, t.cpu.eflags(), t.cpu.clock))
-        .collect();
-    End {
-        s,
-        out: String::from_utf8_lossy(&out).into_owned(),
-        err: String::from_utf8_lossy(&err).into_owned(),
-        cpus,
-        mem: p.env.mem.content_hash(),
-    }
-}
-
-/// The summary as JSON without the fields that name the arm.
-fn arm_free(s: &Summary) -> serde_json::Value {
-    let mut v = serde_json::to_value(s).unwrap();
-    let o = v.as_object_mut().unwrap();
-    o.remove("arm");
-    o.remove("l1");
-    v
-}
-
-/// Differences between an l0 and an l1 run, empty when equal.
-fn diff(a: &End, b: &End) -> Vec<String> {
-    let mut bad = Vec::new();
-    if arm_free(&a.s) != arm_free(&b.s) {
-        bad.push(format!(
-            "summary l0 {} / l1 {}",
-            serde_json::to_string(&arm_free(&a.s)).unwrap(),
-            serde_json::to_string(&arm_free(&b.s)).unwrap()
-        ));
-    }
-    if (&a.out, &a.err) != (&b.out, &b.err) {
-        bad.push(format!("output l0 {:?} / l1 {:?}", a.out, b.out));
-    }
-    if a.cpus != b.cpus {
-        bad.push(format!("threads l0 {:x?} / l1 {:x?}", a.cpus, b.cpus));
-    }
-    if a.mem != b.mem {
-        bad.push("memory differs".into());
-    }
-    bad
-}
+use mainemu::run::{Arm, Ending};
 
 /// Every test program (tests/run.rs, gui.rs and the two below) and its arguments.
 const PROGRAMS: &[(&str, &[&str])] = &[

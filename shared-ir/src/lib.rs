@@ -17,3 +17,4 @@ pub mod opt;
 pub mod refinterp;
 pub mod region;
 pub mod testkit;
+pub mod tier;

@@ -3,8 +3,9 @@
 //! * [`MachineModel`] is the **lowering-time** side: which vregs hold which
 //!   guest registers (the resident register model: EAX..EDI are v0..v7, then
 //!   whatever the model needs, e.g. segment selectors and bases), segment
-//!   limits, address and stack sizes. [`RealMode16`] (toyvm now) and
-//!   [`Flat32`] (mainemu later) implement it.
+//!   limits, address and stack sizes, and whether the code runs in user
+//!   mode (privileged forms then decline). [`RealMode16`] (toyvm) and
+//!   [`Flat32`] (mainemu: 32-bit flat user mode) implement it.
 //! * [`MachineRuntime`] is the **run-time** side the engines call: a page
 //!   attribute view of plain RAM for the fast path ([`FastMem`]), fully
 //!   checked reads and writes (device memory, stores into code), port I/O,
@@ -29,6 +30,18 @@ pub enum Seg {
     Ds = 3,
     Fs = 4,
     Gs = 5,
+}
+
+/// How the lowering reaches memory through one segment register
+/// ([`MachineModel::seg_data`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SegData {
+    /// Vreg holding the base, `None` when the base is always 0.
+    pub base: Option<VReg>,
+    /// Highest valid offset.
+    pub limit: u32,
+    /// Stores through it are allowed (a flat code segment is read-only).
+    pub writable: bool,
 }
 
 /// Lowering-time machine model.
@@ -60,6 +73,31 @@ pub trait MachineModel {
     fn popf_mask(&self, _o32: bool) -> Option<u32> {
         None
     }
+    /// Memory access through segment `s`: its base vreg, limit and whether
+    /// stores are allowed, or `None` when every access through it must
+    /// decline (a null selector: the finer tier raises the fault). The
+    /// default is [`MachineModel::seg_base`] and [`MachineModel::seg_limit`],
+    /// writable.
+    fn seg_data(&self, s: Seg) -> Option<SegData> {
+        Some(SegData {
+            base: self.seg_base(s),
+            limit: self.seg_limit(s),
+            writable: true,
+        })
+    }
+    /// Code runs at CPL 3 with IOPL 0: CLI, STI, IN, OUT, INT and IRET
+    /// fault or trap to the engine there, so they decline (a finer tier
+    /// raises what the architecture raises).
+    fn user_mode(&self) -> bool {
+        false
+    }
+    /// Memory can be readable and not writable (page protections), so a
+    /// store can be refused after a load of the same bytes succeeded: a
+    /// read-modify-write then probes its store (writes the loaded value
+    /// back) before its first effect, so a refusal leaves nothing done.
+    fn write_protect(&self) -> bool {
+        false
+    }
 }
 
 /// 16-bit segmented real mode (toyvm): v0..v7 general registers, v8..v13 the
@@ -67,10 +105,23 @@ pub trait MachineModel {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RealMode16;
 
-/// 32-bit flat model (mainemu): v0..v7 general registers, v8/v9 the FS and GS
-/// bases (the TEB); every other base is 0 and nothing has a limit.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Flat32;
+/// 32-bit flat user mode (mainemu): v0..v7 general registers, v8/v9 the FS
+/// and GS bases. CS, DS, ES and SS are flat (base 0, limit 4 GiB - 1; CS is
+/// read-only), FS is the TEB with `fs_limit`, GS is the null selector (every
+/// access through it declines), CPL 3 with IOPL 0, 32-bit operand and
+/// address size by default.
+#[derive(Clone, Copy, Debug)]
+pub struct Flat32 {
+    /// Highest valid FS offset (Windows NT: 0xFFF, one page of TEB).
+    pub fs_limit: u32,
+}
+
+impl Default for Flat32 {
+    /// Windows NT's user mode: FS limit 0xFFF.
+    fn default() -> Self {
+        Flat32 { fs_limit: 0xFFF }
+    }
+}
 
 const REAL16_NAMES: [&str; 20] = [
     "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "es", "cs", "ss", "ds", "fs", "gs",
@@ -142,14 +193,30 @@ impl MachineModel for Flat32 {
     fn seg_selector(&self, _s: Seg) -> Option<VReg> {
         None
     }
-    fn seg_limit(&self, _s: Seg) -> u32 {
-        0xFFFF_FFFF
+    fn seg_limit(&self, s: Seg) -> u32 {
+        match s {
+            Seg::Fs => self.fs_limit,
+            _ => 0xFFFF_FFFF,
+        }
+    }
+    fn seg_data(&self, s: Seg) -> Option<SegData> {
+        (s != Seg::Gs).then(|| SegData {
+            base: self.seg_base(s),
+            limit: self.seg_limit(s),
+            writable: s != Seg::Cs,
+        })
     }
     fn default_asize(&self) -> AddrSize {
         AddrSize::A32
     }
     fn stack_width(&self) -> Width {
         Width::W32
+    }
+    fn user_mode(&self) -> bool {
+        true
+    }
+    fn write_protect(&self) -> bool {
+        true
     }
 }
 

@@ -4,129 +4,20 @@
 //! contract (a refused access leaves no architectural effect and names the
 //! linear address and the access kind).
 
+mod common;
+
+use common::flatram::{FlatRam, Prot};
 use iced_x86::code_asm::*;
-use x86_cpu::bus::{Access, Bus, MemFault, Width};
+use x86_cpu::bus::{Access, MemFault};
 use x86_cpu::user::{self, EventKind, FlatSetup, UserOutcome};
 use x86_cpu::{reg, Cpu, Event};
 
-const PAGE: u32 = 0x1000;
+use common::flatram::PAGE;
 const MEM: u32 = 0x40_0000;
 const CODE: u32 = 0x1000;
 const DATA: u32 = 0x10_0000;
 const STACK_TOP: u32 = 0x20_0000;
 const TEB: u32 = 0x30_0000;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Prot {
-    None,
-    Read,
-    ReadWrite,
-}
-
-/// 4 MiB of RAM at linear 0 with a protection per 4 KiB page; the first
-/// refused access is recorded, later writes dropped, as `x86_cpu::bus` says.
-struct FlatRam {
-    mem: Vec<u8>,
-    prot: Vec<Prot>,
-    fault: Option<MemFault>,
-}
-
-impl FlatRam {
-    fn new() -> FlatRam {
-        let mut prot = vec![Prot::ReadWrite; (MEM / PAGE) as usize];
-        prot[0] = Prot::None;
-        FlatRam {
-            mem: vec![0; MEM as usize],
-            prot,
-            fault: None,
-        }
-    }
-    fn page(&self, a: u32) -> Prot {
-        self.prot
-            .get((a / PAGE) as usize)
-            .copied()
-            .unwrap_or(Prot::None)
-    }
-    /// Whether all `n` bytes at `a` allow `acc`; records the first refused one.
-    fn allow(&mut self, a: u32, n: u32, acc: Access) -> bool {
-        if self.fault.is_some() {
-            return false;
-        }
-        for i in 0..n {
-            let x = a.wrapping_add(i);
-            let ok = matches!(
-                (self.page(x), acc),
-                (Prot::ReadWrite, _) | (Prot::Read, Access::Read | Access::Execute)
-            );
-            if !ok {
-                self.fault = Some(MemFault {
-                    addr: x,
-                    access: acc,
-                });
-                return false;
-            }
-        }
-        true
-    }
-    fn load(&mut self, a: u32, bytes: &[u8]) {
-        self.mem[a as usize..a as usize + bytes.len()].copy_from_slice(bytes);
-    }
-    fn rd32(&self, a: u32) -> u32 {
-        u32::from_le_bytes(self.mem[a as usize..a as usize + 4].try_into().unwrap())
-    }
-    fn wr32(&mut self, a: u32, v: u32) {
-        self.mem[a as usize..a as usize + 4].copy_from_slice(&v.to_le_bytes());
-    }
-    fn read_n(&mut self, a: u32, n: u32) -> u32 {
-        if !self.allow(a, n, Access::Read) {
-            return 0;
-        }
-        (0..n).fold(0, |v, i| {
-            v | (self.mem[a.wrapping_add(i) as usize] as u32) << (8 * i)
-        })
-    }
-    fn write_n(&mut self, a: u32, n: u32, v: u32) {
-        if self.allow(a, n, Access::Write) {
-            for i in 0..n {
-                self.mem[a.wrapping_add(i) as usize] = (v >> (8 * i)) as u8;
-            }
-        }
-    }
-}
-
-impl Bus for FlatRam {
-    fn read8(&mut self, a: u32) -> u8 {
-        self.read_n(a, 1) as u8
-    }
-    fn write8(&mut self, a: u32, v: u8) {
-        self.write_n(a, 1, v as u32)
-    }
-    fn read16(&mut self, a: u32) -> u16 {
-        self.read_n(a, 2) as u16
-    }
-    fn read32(&mut self, a: u32) -> u32 {
-        self.read_n(a, 4)
-    }
-    fn write16(&mut self, a: u32, v: u16) {
-        self.write_n(a, 2, v as u32)
-    }
-    fn write32(&mut self, a: u32, v: u32) {
-        self.write_n(a, 4, v)
-    }
-    fn take_fault(&mut self) -> Option<MemFault> {
-        self.fault.take()
-    }
-    fn fault_pending(&self) -> bool {
-        self.fault.is_some()
-    }
-    fn probe_write(&mut self, a: u32, n: u32) {
-        self.allow(a, n, Access::Write);
-    }
-    fn io_read(&mut self, _p: u16, w: Width, _n: u64) -> u32 {
-        w.mask()
-    }
-    fn io_write(&mut self, _p: u16, _w: Width, _v: u32, _n: u64) {}
-}
 
 fn setup() -> (Cpu, FlatRam) {
     let cpu = Cpu::new_flat32(&FlatSetup {
@@ -135,7 +26,7 @@ fn setup() -> (Cpu, FlatRam) {
         fs_base: TEB,
         fs_limit: 0xFFF,
     });
-    (cpu, FlatRam::new())
+    (cpu, FlatRam::new(MEM))
 }
 
 fn assemble(f: &dyn Fn(&mut CodeAssembler) -> Result<(), IcedError>) -> Vec<u8> {

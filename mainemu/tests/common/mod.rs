@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 use std::path::PathBuf;
 
+pub mod arms;
+
 /// Builds `tests/programs` (once per test binary) and returns the output folder,
 /// or `None` with a skip line when mingw-w64 is not installed (CI installs it,
 /// so under CI=true a missing compiler fails).

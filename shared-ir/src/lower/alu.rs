@@ -304,6 +304,7 @@ impl<M: MachineModel> LineBuilder<'_, M> {
                 let Src::Reg(t) = self.read(Opnd::Mem(addr), w)? else {
                     unreachable!()
                 };
+                self.probe_store(w, addr, t);
                 self.call1(helper, t, [Src::Reg(t), Src::Reg(b), count]);
                 self.store(w, addr, Src::Reg(t), true);
             }
@@ -373,6 +374,9 @@ impl<M: MachineModel> LineBuilder<'_, M> {
                 let Src::Reg(t) = self.read(Opnd::Mem(addr), w)? else {
                     unreachable!()
                 };
+                if opi != 0 {
+                    self.probe_store(w, addr, t);
+                }
                 self.call1(helper, t, [Src::Reg(t), bit, Src::Imm(opi)]);
                 if opi != 0 {
                     self.store(w, addr, Src::Reg(t), true);

@@ -5,7 +5,7 @@
 //! It owns the line's ending by a transfer only; it must not continue a
 //! line past one.
 
-use super::operands::{op_size, width_of_bytes, Opnd};
+use super::operands::{lane_for, op_size, width_of_bytes, Opnd};
 use super::{no, Flow, LineBuilder, L};
 use crate::flags::{Width, IF, TF};
 use crate::ir::*;
@@ -124,17 +124,32 @@ impl<M: MachineModel> LineBuilder<'_, M> {
         use Mnemonic as X;
         let m = ins.mnemonic();
         let next = self.next_ip;
+        // The code's own size is the model's: 16-bit code in real mode,
+        // 32-bit code in a flat model.
+        let code32 = self.model.default_asize() == AddrSize::A32;
+        let want = if code32 {
+            iced_x86::CodeSize::Code32
+        } else {
+            iced_x86::CodeSize::Code16
+        };
+        if ins.code_size() != want {
+            return no("branch in code of another size");
+        }
+        // The width of a near return address and of EIP: a 66h branch in
+        // 32-bit code truncates EIP to 16 bits, left to the finer tier.
+        let ipw = if code32 { Width::W32 } else { Width::W16 };
         let near = |ins: &Instruction| -> L<u32> {
             match ins.op_kind(0) {
-                OpKind::NearBranch16 | OpKind::NearBranch32 => Ok(ins.near_branch_target() as u32),
+                OpKind::NearBranch16 if !code32 => Ok(ins.near_branch_target() as u32),
+                OpKind::NearBranch32 => Ok(ins.near_branch_target() as u32),
+                OpKind::NearBranch16 => no("16-bit branch in 32-bit code"),
                 _ => no("indirect or far branch"),
             }
         };
-        if ins.code_size() != iced_x86::CodeSize::Code16 {
-            return no("branch outside 16-bit code");
-        }
-        // A 32-bit operand size can #GP on a target past the limit: leave it to L1.
-        let target_ok = |t: u32| t <= 0xFFFF;
+        // In 16-bit code a 32-bit operand size can #GP on a target past the
+        // limit: leave it to L1. Flat 32-bit code segments span 4 GiB.
+        let target_ok = |t: u32| code32 || t <= 0xFFFF;
+        let ip_lane = lane_for(ipw);
         match m {
             X::Jmp | X::Call if ins.op_kind(0) == OpKind::FarBranch16 => {
                 // JMP/CALL ptr16:16: CS = selector (base = selector << 4),
@@ -193,8 +208,8 @@ impl<M: MachineModel> LineBuilder<'_, M> {
                 // Near indirect (16-bit operand size): the target is read
                 // before the push; the exit is a lookup.
                 let w = width_of_bytes(op_size(ins, 0)?)?;
-                if w != Width::W16 {
-                    return no("32-bit indirect branch");
+                if w != ipw {
+                    return no("indirect branch of another operand size");
                 }
                 let o = self.opnd(ins, 0)?;
                 let t = match o {
@@ -212,7 +227,7 @@ impl<M: MachineModel> LineBuilder<'_, M> {
                     },
                 };
                 if m == X::Call {
-                    self.push_then(Width::W16, Src::Imm(next), false)?;
+                    self.push_then(ipw, Src::Imm(next), false)?;
                 }
                 let cs = self
                     .model
@@ -221,7 +236,7 @@ impl<M: MachineModel> LineBuilder<'_, M> {
                 self.end_indirect(
                     Src::Reg(Reg {
                         v: t.v,
-                        lane: Lane::W,
+                        lane: ip_lane,
                     }),
                     cs,
                 );
@@ -291,10 +306,10 @@ impl<M: MachineModel> LineBuilder<'_, M> {
             }
             X::Call => {
                 let t = near(ins)?;
-                if !target_ok(t) || ins.stack_pointer_increment() != -2 {
+                if !target_ok(t) || ins.stack_pointer_increment() != -(ipw.bytes() as i32) {
                     return no("call form");
                 }
-                self.push_then(Width::W16, Src::Imm(next), false)?;
+                self.push_then(ipw, Src::Imm(next), false)?;
                 self.ended_by_call = true;
                 let l = self.link_block(t);
                 self.count += 1;
@@ -306,10 +321,10 @@ impl<M: MachineModel> LineBuilder<'_, M> {
                 } else {
                     0
                 };
-                if ins.stack_pointer_increment() as i64 != 2 + imm {
+                if ins.stack_pointer_increment() as i64 != ipw.bytes() as i64 + imm {
                     return no("ret form");
                 }
-                let t = self.pop(Width::W16)?;
+                let t = self.pop(ipw)?;
                 if ins.op_count() > 0 {
                     let imm = ins.immediate(0) as u32;
                     self.move_sp(AluOp::Add, imm);
@@ -321,7 +336,7 @@ impl<M: MachineModel> LineBuilder<'_, M> {
                 self.end_indirect(
                     Src::Reg(Reg {
                         v: t.v,
-                        lane: Lane::W,
+                        lane: ip_lane,
                     }),
                     cs,
                 );

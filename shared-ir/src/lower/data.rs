@@ -192,24 +192,27 @@ impl<M: MachineModel> LineBuilder<'_, M> {
 
     /// XLATB: AL = [seg: BX + AL].
     pub(super) fn xlat(&mut self, ins: &Instruction) -> L<()> {
-        // AL = [seg: BX + AL] (16-bit addressing only).
-        if ins.memory_base() != Register::BX {
-            return no("xlat form");
-        }
+        // AL = [seg: BX + AL] at A16, [seg: EBX + AL] at A32.
+        let asize = match ins.memory_base() {
+            Register::BX => AddrSize::A16,
+            Register::EBX => AddrSize::A32,
+            _ => return no("xlat form"),
+        };
         let seg = seg_of(ins.memory_segment()).ok_or(Unsupported("segment"))?;
+        let sd = self.seg(seg)?;
         let t = self.temp()?;
         self.emit(Op::Mov {
             dst: t,
             src: Src::Reg(Reg::b(0)),
         });
         let addr = Addr {
-            seg: self.model.seg_base(seg),
+            seg: sd.base,
             base: Some(VReg(3)),
             index: Some(t.v),
             scale: 0,
             disp: 0,
-            asize: AddrSize::A16,
-            limit: self.model.seg_limit(seg),
+            asize,
+            limit: sd.limit,
         };
         let site = self.before();
         self.emit(Op::Load {

@@ -97,6 +97,15 @@ impl<M: MachineModel> LineBuilder<'_, M> {
             return no("lock prefix");
         }
         let m = ins.mnemonic();
+        if self.model.user_mode()
+            && matches!(
+                m,
+                X::Cli | X::Sti | X::In | X::Out | X::Int | X::Int3 | X::Into | X::Iret | X::Iretd
+            )
+        {
+            // CPL 3, IOPL 0: #GP or a trap the engine turns into an exception.
+            return no("privileged in user mode");
+        }
         match m {
             // Only 90h (and 66 90h): the 0F 1F multi-byte NOP is #UD on the
             // 486 toyvm models, so L1 must raise it.

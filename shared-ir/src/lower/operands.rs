@@ -9,7 +9,7 @@
 use super::{no, LineBuilder, Unsupported, L};
 use crate::flags::Width;
 use crate::ir::*;
-use crate::machine::{MachineModel, Seg};
+use crate::machine::{MachineModel, Seg, SegData};
 use iced_x86::{Instruction, OpKind, Register};
 
 /// A decoded operand as the lowering sees it.
@@ -65,8 +65,22 @@ pub(super) fn lane_for(w: Width) -> Lane {
 }
 
 impl<M: MachineModel> LineBuilder<'_, M> {
+    /// How memory is reached through `s`, or a decline when the model says
+    /// every access through it faults (a null selector).
+    pub(super) fn seg(&self, s: Seg) -> L<SegData> {
+        self.model
+            .seg_data(s)
+            .ok_or(Unsupported("memory through an unusable segment"))
+    }
+
     pub(super) fn addr(&self, ins: &Instruction) -> L<Addr> {
         let seg = seg_of(ins.memory_segment()).ok_or(Unsupported("segment"))?;
+        let sd = self.seg(seg)?;
+        if !sd.writable {
+            // A store through it faults; reads are rare enough (CS
+            // overrides in flat code) to leave them with the finer tier too.
+            return no("memory through a read-only segment");
+        }
         let reg = |r: Register| -> L<Option<VReg>> {
             if r == Register::None {
                 return Ok(None);
@@ -84,13 +98,13 @@ impl<M: MachineModel> LineBuilder<'_, M> {
             (_, i) => i.is_gpr16(),
         };
         Ok(Addr {
-            seg: self.model.seg_base(seg),
+            seg: sd.base,
             base,
             index,
             scale: ins.memory_index_scale().trailing_zeros() as u8 * index.is_some() as u8,
             disp: ins.memory_displacement32(),
             asize: if a16 { AddrSize::A16 } else { AddrSize::A32 },
-            limit: self.model.seg_limit(seg),
+            limit: sd.limit,
         })
     }
 
@@ -141,6 +155,16 @@ impl<M: MachineModel> LineBuilder<'_, M> {
         });
     }
 
+    /// Under a model with write protection, stores the value just loaded
+    /// from `addr` back (no effect but the store's own checks): the
+    /// read-modify-write that follows may then change flags before its
+    /// store, because a refusal can only happen here.
+    pub(super) fn probe_store(&mut self, w: Width, addr: Addr, loaded: Reg) {
+        if self.model.write_protect() {
+            self.store(w, addr, Src::Reg(loaded), false);
+        }
+    }
+
     /// Segment register `s` = the 16-bit selector in `sel` (real mode:
     /// base = selector << 4).
     pub(super) fn load_seg(&mut self, s: Seg, sel: Src) -> L<()> {
@@ -180,6 +204,7 @@ impl<M: MachineModel> LineBuilder<'_, M> {
             Opnd::Mem(addr) => {
                 let t = self.read(Opnd::Mem(addr), w)?;
                 let Src::Reg(t) = t else { unreachable!() };
+                self.probe_store(w, addr, t);
                 f(self, t, src, w)?;
                 self.store(w, addr, Src::Reg(t), true);
                 Ok(())

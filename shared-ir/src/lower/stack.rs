@@ -20,14 +20,19 @@ impl<M: MachineModel> LineBuilder<'_, M> {
         }
     }
 
-    /// SP = SP `op` `n` on a 16-bit stack: how the multi-slot sequences
-    /// (far CALL/RET, INT/IRET, PUSHA/POPA) move the stack pointer once.
+    /// SP (ESP on a 32-bit stack) = SP `op` `n`: how the multi-slot
+    /// sequences (far CALL/RET, INT/IRET, PUSHA/POPA, RET n) move the stack
+    /// pointer once.
     pub(super) fn move_sp(&mut self, op: AluOp, n: u32) {
+        let sp = match self.model.stack_width() {
+            Width::W16 => Reg::w(4),
+            _ => Reg::d(4),
+        };
         self.emit(Op::Alu {
             op,
-            w: Width::W16,
-            dst: Reg::w(4),
-            a: Src::Reg(Reg::w(4)),
+            w: sp.lane.width(),
+            dst: sp,
+            a: Src::Reg(sp),
             b: Src::Imm(n),
         });
     }
@@ -214,10 +219,17 @@ impl<M: MachineModel> LineBuilder<'_, M> {
         Ok(())
     }
 
-    /// LEAVE (16-bit).
+    /// LEAVE with the stack's own operand size (LEAVE on a 16-bit stack,
+    /// LEAVED on a 32-bit one).
     pub(super) fn leave(&mut self, ins: &Instruction) -> L<()> {
         // SP = BP, pop BP: load first (at SS:BP) so a fault leaves SP alone.
-        if format!("{:?}", ins.code()) != "Leavew" || self.model.stack_width() != Width::W16 {
+        let w = self.model.stack_width();
+        let form = if w == Width::W16 {
+            Code::Leavew
+        } else {
+            Code::Leaved
+        };
+        if ins.code() != form {
             return no("leave form");
         }
         let t = self.temp()?;
@@ -225,35 +237,42 @@ impl<M: MachineModel> LineBuilder<'_, M> {
         let mut addr = self.stack_addr(0);
         addr.base = Some(VReg(5));
         self.emit(Op::Load {
-            w: Width::W16,
+            w,
             dst: t,
             addr,
             path: MemPath::Fast,
             site,
         });
+        let l = lane_for(w);
         self.emit(Op::Alu {
             op: AluOp::Add,
-            w: Width::W16,
-            dst: Reg::w(4),
-            a: Src::Reg(Reg::w(5)),
-            b: Src::Imm(2),
+            w,
+            dst: Reg {
+                v: VReg(4),
+                lane: l,
+            },
+            a: Src::Reg(Reg {
+                v: VReg(5),
+                lane: l,
+            }),
+            b: Src::Imm(w.bytes()),
         });
         self.emit(Op::Mov {
-            dst: Reg::w(5),
-            src: Src::Reg(Reg::w(t.v.0)),
+            dst: Reg {
+                v: VReg(5),
+                lane: l,
+            },
+            src: Src::Reg(Reg { v: t.v, lane: l }),
         });
         Ok(())
     }
 
-    /// PUSHA / PUSHAD (16-bit stack).
+    /// PUSHA / PUSHAD.
     pub(super) fn pusha(&mut self, ins: &Instruction) -> L<()> {
         use Mnemonic as X;
         let m = ins.mnemonic();
         // AX CX DX BX (old SP) BP SI DI; the first and last slots
         // are checked before any store, as L0 does.
-        if self.model.stack_width() != Width::W16 {
-            return no("pusha stack");
-        }
         let (w, n) = if m == X::Pushad {
             (Width::W32, 4u32)
         } else {
@@ -284,15 +303,12 @@ impl<M: MachineModel> LineBuilder<'_, M> {
         Ok(())
     }
 
-    /// POPA / POPAD (16-bit stack).
+    /// POPA / POPAD.
     pub(super) fn popa(&mut self, ins: &Instruction) -> L<()> {
         use Mnemonic as X;
         let m = ins.mnemonic();
         // DI SI BP (SP skipped) BX DX CX AX: every slot read before
         // any register is written.
-        if self.model.stack_width() != Width::W16 {
-            return no("popa stack");
-        }
         let (w, n) = if m == X::Popad {
             (Width::W32, 4u32)
         } else {
@@ -330,50 +346,54 @@ impl<M: MachineModel> LineBuilder<'_, M> {
         Ok(())
     }
 
-    /// ENTER imm16, 0 or 1 (16-bit).
+    /// ENTER imm16, 0 or 1 with the stack's own operand size (ENTER on a
+    /// 16-bit stack, ENTERD on a 32-bit one).
     pub(super) fn enter(&mut self, ins: &Instruction) -> L<()> {
-        // ENTER imm16, 0 or 1 (16-bit): push BP, [push frame], BP =
-        // frame, SP = frame [- 2] - imm16.
+        // push BP, [push frame], BP = frame, SP = frame [- n] - imm16.
         let level = ins.immediate(1) as u32 & 31;
-        if ins.code() != Code::Enterw_imm16_imm8
-            || level > 1
-            || self.model.stack_width() != Width::W16
-        {
+        let w = self.model.stack_width();
+        let form = if w == Width::W16 {
+            Code::Enterw_imm16_imm8
+        } else {
+            Code::Enterd_imm16_imm8
+        };
+        if ins.code() != form || level > 1 {
             return no("enter form");
         }
+        let (n, l) = (w.bytes(), lane_for(w));
+        let r = |v: u16| Reg {
+            v: VReg(v),
+            lane: l,
+        };
         let imm = ins.immediate(0) as u32 & 0xFFFF;
-        self.store(
-            Width::W16,
-            self.stack_addr(2u32.wrapping_neg()),
-            Src::Reg(Reg::w(5)),
-            false,
-        );
+        self.store(w, self.stack_addr(n.wrapping_neg()), Src::Reg(r(5)), false);
         let f = self.temp()?;
         self.emit(Op::Alu {
             op: AluOp::Sub,
-            w: Width::W16,
+            w,
             dst: f,
-            a: Src::Reg(Reg::w(4)),
-            b: Src::Imm(2),
+            a: Src::Reg(r(4)),
+            b: Src::Imm(n),
         });
+        let fl = Reg { v: f.v, lane: l };
         if level == 1 {
             self.store(
-                Width::W16,
-                self.stack_addr(4u32.wrapping_neg()),
-                Src::Reg(Reg::w(f.v.0)),
+                w,
+                self.stack_addr((2 * n).wrapping_neg()),
+                Src::Reg(fl),
                 false,
             );
         }
         self.emit(Op::Mov {
-            dst: Reg::w(5),
-            src: Src::Reg(Reg::w(f.v.0)),
+            dst: r(5),
+            src: Src::Reg(fl),
         });
         self.emit(Op::Alu {
             op: AluOp::Sub,
-            w: Width::W16,
-            dst: Reg::w(4),
-            a: Src::Reg(Reg::w(f.v.0)),
-            b: Src::Imm(imm + 2 * level),
+            w,
+            dst: r(4),
+            a: Src::Reg(fl),
+            b: Src::Imm(imm + n * level),
         });
         self.owed_check();
         Ok(())

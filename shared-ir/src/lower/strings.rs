@@ -1,4 +1,5 @@
-//! String instructions (STOS LODS MOVS SCAS CMPS, 16-bit addressing): one
+//! String instructions (STOS LODS MOVS SCAS CMPS; REP forms at 16-bit
+//! addressing only, single elements at 16- or 32-bit addressing): one
 //! element inline, or with REP/REPE/REPNE a loop of its own billed one
 //! dispatch per element; the DF-signed step, cached per block.
 //!
@@ -8,7 +9,7 @@ use super::operands::{lane_for, seg_of};
 use super::{no, Flow, LineBuilder, Unsupported, L};
 use crate::flags::{Width, DF};
 use crate::ir::*;
-use crate::machine::{MachineModel, Seg};
+use crate::machine::{MachineModel, Seg, SegData};
 use iced_x86::{Instruction, Mnemonic, OpKind};
 
 /// The string instructions the lowering expresses.
@@ -73,29 +74,40 @@ impl<M: MachineModel> LineBuilder<'_, M> {
             X::Cmpsb | X::Cmpsw | X::Cmpsd => StrKind::Cmps,
             _ => StrKind::Movs,
         };
-        // 16-bit addressing only (the index registers are SI/DI).
+        // The index registers are SI/DI (A16) or ESI/EDI (A32).
         let ok16 = (0..ins.op_count()).all(|i| {
             matches!(
                 ins.op_kind(i),
                 OpKind::MemoryESDI | OpKind::MemorySegSI | OpKind::Register
             )
         });
-        if !ok16 {
+        let ok32 = (0..ins.op_count()).all(|i| {
+            matches!(
+                ins.op_kind(i),
+                OpKind::MemoryESEDI | OpKind::MemorySegESI | OpKind::Register
+            )
+        });
+        let rep = ins.has_rep_prefix() || ins.has_repne_prefix();
+        if !ok16 && !(ok32 && self.model.default_asize() == AddrSize::A32) {
             return no("32-bit string addressing");
         }
+        if ok32 && rep {
+            return no("rep string at a32");
+        }
+        let asize = if ok16 { AddrSize::A16 } else { AddrSize::A32 };
         let src_seg = seg_of(ins.memory_segment()).ok_or(Unsupported("segment"))?;
-        let mk = |s: &Self, seg: Seg, reg: u16| Addr {
-            seg: s.model.seg_base(seg),
+        let (ss, es) = (self.seg(src_seg)?, self.seg(Seg::Es)?);
+        let mk = |sd: SegData, reg: u16| Addr {
+            seg: sd.base,
             base: Some(VReg(reg)),
             index: None,
             scale: 0,
             disp: 0,
-            asize: AddrSize::A16,
-            limit: s.model.seg_limit(seg),
+            asize,
+            limit: sd.limit,
         };
-        let src = mk(self, src_seg, 6);
-        let dst = mk(self, Seg::Es, 7);
-        let rep = ins.has_rep_prefix() || ins.has_repne_prefix();
+        let src = mk(ss, 6);
+        let dst = mk(es, 7);
         if !rep {
             let delta = self.string_delta(w.bytes())?;
             let site = self.before();
@@ -204,12 +216,22 @@ impl<M: MachineModel> LineBuilder<'_, M> {
             v: VReg(0),
             lane: lane_for(w),
         };
+        // SI/DI or ESI/EDI, by the address size.
+        let iw = if dst.asize == AddrSize::A16 {
+            Width::W16
+        } else {
+            Width::W32
+        };
         let step = |s: &mut Self, r: u16| {
+            let x = Reg {
+                v: VReg(r),
+                lane: lane_for(iw),
+            };
             s.emit(Op::Alu {
                 op: AluOp::Add,
-                w: Width::W16,
-                dst: Reg::w(r),
-                a: Src::Reg(Reg::w(r)),
+                w: iw,
+                dst: x,
+                a: Src::Reg(x),
                 b: Src::Reg(delta),
             })
         };

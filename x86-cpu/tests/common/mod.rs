@@ -1,0 +1,3 @@
+//! Helpers shared by x86-cpu's integration tests.
+
+pub mod flatram;
