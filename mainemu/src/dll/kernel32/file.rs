@@ -1006,6 +1006,9 @@ crate::dll! { "(kernel32 files)";
     stdcall fn GetShortPathNameW(env, long: u32, buf: u32, cap: u32) -> u32 { long_path(env, long, buf, cap, true) }
     stdcall fn GetDriveTypeA(env, root: u32) -> u32 { drive_type(env, root, false) }
     stdcall fn GetDriveTypeW(env, root: u32) -> u32 { drive_type(env, root, true) }
+    // The device namespace is fixed (drives come from --drive): redefining is refused.
+    stdcall fn DefineDosDeviceA(env, flags: u32, name: u32, target: u32) -> bool { env.fail(err::ACCESS_DENIED, false) }
+    stdcall fn DefineDosDeviceW(env, flags: u32, name: u32, target: u32) -> bool { env.fail(err::ACCESS_DENIED, false) }
     stdcall fn QueryDosDeviceA(env, name: u32, buf: u32, cap: u32) -> u32 { query_dos_device(env, name, buf, cap, false) }
     stdcall fn QueryDosDeviceW(env, name: u32, buf: u32, cap: u32) -> u32 { query_dos_device(env, name, buf, cap, true) }
     stdcall fn GetVolumeNameForVolumeMountPointA(env, mount: u32, buf: u32, cap: u32) -> bool { volume_guid_name(env, mount, buf, cap, false) }

@@ -150,6 +150,16 @@ crate::dll! { "kernel32.dll";
     stdcall fn HeapReAlloc(env, h: u32, flags: u32, p: u32, n: u32) -> u32 {
         env.with_heap(h, |heap, m| heap.realloc(m, p, n, flags & HEAP_ZERO_MEMORY != 0)).flatten().unwrap_or(0)
     }
+    stdcall fn HeapValidate(env, h: u32, flags: u32, p: u32) -> bool {
+        env.with_heap(h, |heap, _| p == 0 || heap.size(p).is_some()).unwrap_or(false)
+    }
+    // Free blocks coalesce as they are freed: nothing to compact; the answer is the region size.
+    stdcall fn HeapCompact(env, h: u32, flags: u32) -> u32 {
+        env.with_heap(h, |_, _| 0x10_0000).unwrap_or(0)
+    }
+    // One thread runs at a time between calls: a heap lock is always free.
+    stdcall fn HeapLock(env, h: u32) -> bool { env.with_heap(h, |_, _| true).unwrap_or(false) }
+    stdcall fn HeapUnlock(env, h: u32) -> bool { env.with_heap(h, |_, _| true).unwrap_or(false) }
     stdcall fn HeapSize(env, h: u32, flags: u32, p: u32) -> u32 {
         env.with_heap(h, |heap, _| heap.size(p)).flatten().unwrap_or(u32::MAX)
     }
