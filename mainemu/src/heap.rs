@@ -66,6 +66,23 @@ impl Heap {
         self.free.insert(addr, size);
     }
 
+    /// The block after `after` (0: the first) in address order, busy or
+    /// free: (address, size: requested for a busy block, whole for a free
+    /// one, busy), for HeapWalk.
+    pub fn next_block(&self, after: u32) -> Option<(u32, u32, bool)> {
+        let lo = if after == 0 { 0 } else { after + 1 };
+        let u = self
+            .used
+            .range(lo..)
+            .next()
+            .map(|(&a, &(_, n))| (a, n, true));
+        let f = self.free.range(lo..).next().map(|(&a, &n)| (a, n, false));
+        match (u, f) {
+            (Some(u), Some(f)) => Some(if u.0 < f.0 { u } else { f }),
+            (u, f) => u.or(f),
+        }
+    }
+
     /// Allocates `n` bytes (zeroed when `zero`); `None` when out of memory.
     pub fn alloc(&mut self, m: &mut Memory, n: u32, zero: bool) -> Option<u32> {
         let r = round(n)?;

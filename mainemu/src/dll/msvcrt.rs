@@ -138,8 +138,5 @@ crate::dll! { "msvcrt.dll";
     cdecl fn _local_unwind2(env, frame: u32, level: i32) -> Ret { crt::except::local_unwind(env, frame, level, None, Box::new(|_| Ret::Value(0))) }
     // The per-thread exception-pointers slot signal handlers read (the third dword of the errno block).
     cdecl fn __pxcptinfoptrs(env) -> u32 { crt::fd::errno_addr(env) + 8 }
-    // JIS and Shift-JIS conversions act only under code page 932, which _setmbcp refuses here: c unchanged.
-    cdecl fn _mbcjistojms(env, c: u32) -> u32 { c }
-    cdecl fn _mbcjmstojis(env, c: u32) -> u32 { c }
     cdecl fn _global_unwind2(env, frame: u32) -> Ret { crt::except::global_unwind(env, frame, Box::new(|_| Ret::Value(0))) }
 }

@@ -24,6 +24,13 @@ crate::dll! { "ntdll.dll";
     stdcall fn RtlGetLastWin32Error(env) -> u32 { env.last_error }
     stdcall fn RtlSetLastWin32Error(env, code: u32) { env.last_error = code; }
     stdcall fn NtCurrentTeb(env) -> u32 { env.teb() }
+    stdcall fn RtlWalkHeap(env, h: u32, entry: u32) -> u32 {
+        match super::kernel32::heap_walk(env, h, entry) {
+            Ok(true) => 0,
+            Ok(false) => 0x8000_001A, // STATUS_NO_MORE_ENTRIES
+            Err(_) => 0xC000_000D,    // STATUS_INVALID_PARAMETER
+        }
+    }
     stdcall fn RtlInitUnicodeString(env, dst: u32, src: u32) { init_string(env, dst, src, true) }
     stdcall fn RtlInitAnsiString(env, dst: u32, src: u32) { init_string(env, dst, src, false) }
     stdcall fn RtlInitString(env, dst: u32, src: u32) { init_string(env, dst, src, false) }

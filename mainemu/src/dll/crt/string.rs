@@ -658,6 +658,13 @@ crate::dll! { "(crt string)";
     cdecl fn _ismbcl1(env, c: u32) -> i32 { 0 }
     cdecl fn _ismbcl2(env, c: u32) -> i32 { 0 }
     cdecl fn _ismbckata(env, c: u32) -> i32 { 0 }
+    cdecl fn _ismbchira(env, c: u32) -> i32 { 0 }
+    // JIS, Shift-JIS, hiragana and katakana conversions act only under code
+    // page 932, which _setmbcp refuses here: c unchanged.
+    cdecl fn _mbcjistojms(env, c: u32) -> u32 { c }
+    cdecl fn _mbcjmstojis(env, c: u32) -> u32 { c }
+    cdecl fn _mbctohira(env, c: u32) -> u32 { c }
+    cdecl fn _mbctokata(env, c: u32) -> u32 { c }
     cdecl fn _mbctolower(env, c: u32) -> u32 { if c < 0x80 { lower(c as u16) as u32 } else { c } }
     cdecl fn _mbctoupper(env, c: u32) -> u32 { if c < 0x80 { upper(c as u16) as u32 } else { c } }
 }

@@ -285,7 +285,45 @@ fn ftime(env: &mut Env, out: u32, wide64: bool) {
     env.mem.poke(out, &b);
 }
 
+/// `_Gettnames`: a malloc'd `__lc_time_data` of the English locale: 43
+/// narrow string pointers (short and long day names from Sunday, short and
+/// long month names, AM, PM, the short and long date and the time pictures,
+/// as GetLocaleInfo gives them), the LCID (0), two reserved ints, the 43
+/// wide pointers, then the wide strings and the narrow ones (Windows' wide
+/// pointers lead into the locale's own data, not after the narrow copies,
+/// which Wine's test checks).
+fn gettnames(env: &mut Env) -> u32 {
+    let mut kinds: Vec<u32> = vec![0x37, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36];
+    kinds.extend([0x30, 0x2A, 0x2B, 0x2C, 0x2D, 0x2E, 0x2F]);
+    kinds.extend(0x44..=0x4F);
+    kinds.extend(0x38..=0x43);
+    kinds.extend([0x28, 0x29, 0x1F, 0x20, 0x1003]);
+    let names: Vec<String> = kinds
+        .iter()
+        .map(|&k| crate::dll::kernel32::nls::locale_text(k).unwrap_or_default())
+        .collect();
+    const HEAD: u32 = 43 * 4 + 12 + 43 * 4;
+    let narrow: u32 = names.iter().map(|n| n.len() as u32 + 1).sum();
+    let base = super::malloc(env, HEAD + 3 * narrow);
+    if base == 0 {
+        return 0;
+    }
+    let mut head = vec![0u8; HEAD as usize];
+    let (mut a, mut w) = (base + HEAD + 2 * narrow, base + HEAD);
+    for (k, n) in names.iter().enumerate() {
+        head[4 * k..4 * k + 4].copy_from_slice(&a.to_le_bytes());
+        head[184 + 4 * k..188 + 4 * k].copy_from_slice(&w.to_le_bytes());
+        env.put_str(a, n, false);
+        env.put_str(w, n, true);
+        a += n.len() as u32 + 1;
+        w += 2 * (n.len() as u32 + 1);
+    }
+    env.mem.poke(base, &head);
+    base
+}
+
 crate::dll! { "(crt time)";
+    cdecl fn _Gettnames(env) -> u32 { gettnames(env) }
     cdecl fn time(env, out: u32) -> u32 { let t = now_secs(env); put_time(env, out, t, false); t as u32 }
     cdecl fn _time32(env, out: u32) -> u32 { let t = now_secs(env); put_time(env, out, t, false); t as u32 }
     cdecl fn _time64(env, out: u32) -> u64 { let t = now_secs(env); put_time(env, out, t, true); t as u64 }

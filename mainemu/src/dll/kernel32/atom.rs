@@ -145,7 +145,7 @@ fn delete(env: &mut Env, atom: u32, global: bool) -> u32 {
 
 /// The Get(Global)AtomName family (Windows' rules differ per call: see each arm).
 fn get_name(env: &mut Env, atom: u32, buf: u32, count: i32, wide: bool, global: bool) -> u32 {
-    if count <= 0 && !(wide && !global) {
+    if count <= 0 && (global || !wide) {
         return env.fail(ERROR_MORE_DATA, 0);
     }
     let Some(name) = table(env, global).name(atom & 0xFFFF) else {

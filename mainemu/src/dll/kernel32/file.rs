@@ -693,6 +693,27 @@ fn volume_guid_name(env: &mut Env, mount: u32, buf: u32, cap: u32, wide: bool) -
     env.put_str(buf, &name, wide).is_some()
 }
 
+/// GetVolumePathName: the root (`X:\\`) of the volume holding `path`: its
+/// drive letter's, or the current drive's for a path without one (every
+/// mapped drive is one volume; no mount points inside).
+fn volume_path_name(env: &mut Env, path: u32, buf: u32, cap: u32, wide: bool) -> bool {
+    let p = env.read_str(path, wide).unwrap_or_default();
+    if p.is_empty() {
+        return env.fail(err::INVALID_PARAMETER, false);
+    }
+    let b = p.as_bytes();
+    let letter = if b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic() {
+        b[0].to_ascii_uppercase() as char
+    } else {
+        env.drives.cwd_drive()
+    };
+    let root = format!("{letter}:\\");
+    if (cap as usize) < root.len() + 1 {
+        return env.fail(206, false); // ERROR_FILENAME_EXCED_RANGE
+    }
+    env.put_str(buf, &root, wide).is_some()
+}
+
 /// GetVolumeInformation's fixed answers: label MAINEMU, serial 4D454D55, NTFS.
 #[allow(clippy::too_many_arguments)]
 pub fn volume_info(
@@ -1006,6 +1027,11 @@ crate::dll! { "(kernel32 files)";
     stdcall fn GetShortPathNameW(env, long: u32, buf: u32, cap: u32) -> u32 { long_path(env, long, buf, cap, true) }
     stdcall fn GetDriveTypeA(env, root: u32) -> u32 { drive_type(env, root, false) }
     stdcall fn GetDriveTypeW(env, root: u32) -> u32 { drive_type(env, root, true) }
+    // The device namespace is fixed (drives come from --drive): redefining is refused.
+    stdcall fn DefineDosDeviceA(env, flags: u32, name: u32, target: u32) -> bool { env.fail(err::ACCESS_DENIED, false) }
+    stdcall fn DefineDosDeviceW(env, flags: u32, name: u32, target: u32) -> bool { env.fail(err::ACCESS_DENIED, false) }
+    stdcall fn GetVolumePathNameA(env, path: u32, buf: u32, cap: u32) -> bool { volume_path_name(env, path, buf, cap, false) }
+    stdcall fn GetVolumePathNameW(env, path: u32, buf: u32, cap: u32) -> bool { volume_path_name(env, path, buf, cap, true) }
     stdcall fn QueryDosDeviceA(env, name: u32, buf: u32, cap: u32) -> u32 { query_dos_device(env, name, buf, cap, false) }
     stdcall fn QueryDosDeviceW(env, name: u32, buf: u32, cap: u32) -> u32 { query_dos_device(env, name, buf, cap, true) }
     stdcall fn GetVolumeNameForVolumeMountPointA(env, mount: u32, buf: u32, cap: u32) -> bool { volume_guid_name(env, mount, buf, cap, false) }

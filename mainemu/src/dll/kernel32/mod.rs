@@ -62,6 +62,29 @@ fn tls_slot(env: &mut Env, i: u32) -> Option<u32> {
     tls_slot_in(env, teb, i)
 }
 
+/// HeapWalk/RtlWalkHeap: fills the PROCESS_HEAP_ENTRY at `entry` (lpData,
+/// cbData, cbOverhead 0, iRegionIndex 0, wFlags PROCESS_HEAP_ENTRY_BUSY for a
+/// live block, 16 zero bytes) with the block after its lpData (0: the
+/// first); false at the end. Regions are not reported as entries. Err:
+/// ERROR_INVALID_HANDLE or ERROR_NOACCESS.
+pub fn heap_walk(env: &mut Env, h: u32, entry: u32) -> Result<bool, u32> {
+    let after = env.mem.peek_u32(entry).ok_or(998u32)?;
+    let next = env
+        .with_heap(h, |heap, _| heap.next_block(after))
+        .ok_or(6u32)?;
+    let Some((addr, size, busy)) = next else {
+        return Ok(false);
+    };
+    let mut b = vec![0u8; 28];
+    b[0..4].copy_from_slice(&addr.to_le_bytes());
+    b[4..8].copy_from_slice(&size.to_le_bytes());
+    if busy {
+        b[10] = 4; // PROCESS_HEAP_ENTRY_BUSY
+    }
+    env.mem.poke(entry, &b).ok_or(998u32)?;
+    Ok(true)
+}
+
 fn mem_result(env: &mut Env, r: Result<u32, MemError>) -> u32 {
     match r {
         Ok(v) => v,
@@ -150,6 +173,23 @@ crate::dll! { "kernel32.dll";
     stdcall fn HeapReAlloc(env, h: u32, flags: u32, p: u32, n: u32) -> u32 {
         env.with_heap(h, |heap, m| heap.realloc(m, p, n, flags & HEAP_ZERO_MEMORY != 0)).flatten().unwrap_or(0)
     }
+    stdcall fn HeapWalk(env, h: u32, entry: u32) -> bool {
+        match heap_walk(env, h, entry) {
+            Ok(true) => true,
+            Ok(false) => env.fail(259, false), // ERROR_NO_MORE_ITEMS
+            Err(e) => env.fail(e, false),
+        }
+    }
+    stdcall fn HeapValidate(env, h: u32, flags: u32, p: u32) -> bool {
+        env.with_heap(h, |heap, _| p == 0 || heap.size(p).is_some()).unwrap_or(false)
+    }
+    // Free blocks coalesce as they are freed: nothing to compact; the answer is the region size.
+    stdcall fn HeapCompact(env, h: u32, flags: u32) -> u32 {
+        env.with_heap(h, |_, _| 0x10_0000).unwrap_or(0)
+    }
+    // One thread runs at a time between calls: a heap lock is always free.
+    stdcall fn HeapLock(env, h: u32) -> bool { env.with_heap(h, |_, _| true).unwrap_or(false) }
+    stdcall fn HeapUnlock(env, h: u32) -> bool { env.with_heap(h, |_, _| true).unwrap_or(false) }
     stdcall fn HeapSize(env, h: u32, flags: u32, p: u32) -> u32 {
         env.with_heap(h, |heap, _| heap.size(p)).flatten().unwrap_or(u32::MAX)
     }

@@ -92,7 +92,7 @@ fn cp_info_ex(env: &mut Env, cp: u32, flags: u32, out: u32, wide: bool) -> bool 
 }
 
 /// GetLocaleInfo's answers for en-US (LCTYPE → text), the only locale modelled.
-fn locale_text(lctype: u32) -> Option<String> {
+pub fn locale_text(lctype: u32) -> Option<String> {
     let s = match lctype {
         0x01 => "0409",                    // LOCALE_ILANGUAGE
         0x02 => "English (United States)", // LOCALE_SLANGUAGE
@@ -164,7 +164,8 @@ fn locale_info(env: &mut Env, lcid: u32, lctype: u32, buf: u32, cap: i32, wide: 
     const RETURN_NUMBER: u32 = 0x2000_0000;
     // User-override and code-page selector bits do not change en-US answers.
     let kind = lctype & !(0x8000_0000 | RETURN_NUMBER | 0x1000_0000 | 0x4000_0000);
-    if !matches!(lcid, LCID | 0 | 0x400 | 0x800 | 0x7F) {
+    // en-US, the neutral English LCID (9) and the default/invariant selectors.
+    if !matches!(lcid, LCID | 9 | 0 | 0x400 | 0x800 | 0x7F) {
         return env.fail(err::INVALID_PARAMETER, 0);
     }
     let Some(text) = locale_text(kind) else {

@@ -488,6 +488,19 @@ fn fls_alloc(env: &mut Env, cb: u32) -> u32 {
     i as u32
 }
 
+/// Stores `out` at `buf` whose size in bytes is the dword at `len` (which
+/// gets the size needed): ERROR_INSUFFICIENT_BUFFER when it is too small.
+fn put_sized(env: &mut Env, out: &[u8], buf: u32, len: u32) -> bool {
+    let Some(cap) = env.mem.peek_u32(len) else {
+        return env.fail(998, false);
+    };
+    env.mem.poke_u32(len, out.len() as u32);
+    if (cap as usize) < out.len() || buf == 0 {
+        return env.fail(err::INSUFFICIENT_BUFFER, false);
+    }
+    env.mem.poke(buf, out).is_some() || env.fail(998, false)
+}
+
 /// GetLogicalProcessorInformationEx for the one-core, one-package machine:
 /// a PROCESSOR_RELATIONSHIP record (44 bytes: Relationship, Size, Flags,
 /// EfficiencyClass, 20 reserved, GroupCount 1, GROUP_AFFINITY {mask 1, group
@@ -507,14 +520,7 @@ fn processor_info_ex(env: &mut Env, relation: u32, buf: u32, len: u32) -> bool {
         0xFFFF => [record(0), record(3)].concat(),
         _ => Vec::new(),
     };
-    let Some(cap) = env.mem.peek_u32(len) else {
-        return env.fail(998, false);
-    };
-    env.mem.poke_u32(len, out.len() as u32);
-    if (cap as usize) < out.len() || buf == 0 {
-        return env.fail(err::INSUFFICIENT_BUFFER, false);
-    }
-    env.mem.poke(buf, &out).is_some() || env.fail(998, false)
+    put_sized(env, &out, buf, len)
 }
 
 /// GetLogicalProcessorInformation: a core record and a package record (24
@@ -525,14 +531,7 @@ fn processor_info(env: &mut Env, buf: u32, len: u32) -> bool {
         out[24 * k..24 * k + 4].copy_from_slice(&1u32.to_le_bytes());
         out[24 * k + 4..24 * k + 8].copy_from_slice(&rel.to_le_bytes());
     }
-    let Some(cap) = env.mem.peek_u32(len) else {
-        return env.fail(998, false);
-    };
-    env.mem.poke_u32(len, out.len() as u32);
-    if (cap as usize) < out.len() || buf == 0 {
-        return env.fail(err::INSUFFICIENT_BUFFER, false);
-    }
-    env.mem.poke(buf, &out).is_some() || env.fail(998, false)
+    put_sized(env, &out, buf, len)
 }
 
 crate::dll! { "(kernel32 system)";
