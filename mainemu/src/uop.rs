@@ -128,7 +128,7 @@ impl Uop {
 
     /// Every counter: the tier's census and the arm's steps.
     pub fn counters(&self) -> BTreeMap<String, u64> {
-        let mut m = self.tier.c.fields();
+        let mut m = self.tier.counters();
         m.insert("stepped".into(), self.steps.stepped);
         m.insert("unflat_steps".into(), self.steps.unflat);
         m.insert("dispatches".into(), self.steps.dispatches);
