@@ -22,9 +22,7 @@ use crate::run::Exit;
 use shared_ir::exit::ExitReason;
 use shared_ir::flags::Width;
 use shared_ir::lower::LowerOpts;
-use shared_ir::machine::{
-    FastMem, Flat32, MachineRuntime, Refused, ServiceCtx, ServiceOutcome, StoreOutcome,
-};
+use shared_ir::machine::{FastMem, Flat32, MachineRuntime, Refused, StoreOutcome};
 use shared_ir::opt::PassSet;
 use shared_ir::tier::{Site, Tier};
 use std::collections::BTreeMap;
@@ -85,27 +83,16 @@ impl MachineRuntime for MemRuntime<'_> {
             StoreOutcome::Done
         }
     }
-    /// User mode has no ports: IN/OUT never lower under `Flat32`.
-    fn port_in(&mut self, _p: u16, _w: Width, _now: u64) -> Result<u32, Refused> {
-        Err(Refused)
-    }
-    fn port_out(&mut self, _p: u16, _w: Width, _v: u32, _now: u64) -> ServiceOutcome {
-        ServiceOutcome::Refused
-    }
-    fn service(&mut self, _id: u16, _c: ServiceCtx<'_>, _now: u64) -> ServiceOutcome {
-        ServiceOutcome::Refused
-    }
 }
 
 /// The arm's own counters, beside the tier's.
 #[derive(Clone, Copy, Debug, Default)]
 struct Steps {
-    /// Instructions (or REP elements) `user::step` ran, and of those while
-    /// TF was set or the code was not flat.
+    /// Instructions (or REP elements) `user::step` ran (with the tier's
+    /// `uop_insns`, every dispatch of the arm), and of those while TF was
+    /// set or the code was not flat.
     stepped: u64,
     unflat: u64,
-    /// Dispatches retired inside `run`.
-    dispatches: u64,
 }
 
 /// A µop arm of one process (threads share it: they share the code).
@@ -128,10 +115,9 @@ impl Uop {
 
     /// Every counter: the tier's census and the arm's steps.
     pub fn counters(&self) -> BTreeMap<String, u64> {
-        let mut m = self.tier.c.fields();
+        let mut m = self.tier.counters();
         m.insert("stepped".into(), self.steps.stepped);
         m.insert("unflat_steps".into(), self.steps.unflat);
-        m.insert("dispatches".into(), self.steps.dispatches);
         m
     }
 
@@ -177,19 +163,6 @@ impl Uop {
     /// `stop_at`, or an exception or stop: `run::exec`'s contract, with the
     /// dispatches of L0.
     pub fn run(
-        &mut self,
-        cpu: &mut Cpu,
-        mem: &mut Memory,
-        stop_at: u64,
-        is_thunk: &dyn Fn(u32) -> bool,
-    ) -> Exit {
-        let start = cpu.clock;
-        let exit = self.drive(cpu, mem, stop_at, is_thunk);
-        self.steps.dispatches += cpu.clock - start;
-        exit
-    }
-
-    fn drive(
         &mut self,
         cpu: &mut Cpu,
         mem: &mut Memory,

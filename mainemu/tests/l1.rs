@@ -5,26 +5,8 @@
 //! program's retirements counted exactly (smc.c says what each phase does).
 mod common;
 
-use common::arms::{diff, finish, go};
-use mainemu::process::{Process, Setup};
+use common::arms::{diff, go, run_7za_b, BUDGETS, PROGRAMS};
 use mainemu::run::{Arm, Ending};
-
-/// Every test program (tests/run.rs, gui.rs and the two below) and its arguments.
-const PROGRAMS: &[(&str, &[&str])] = &[
-    ("hello.exe", &[]),
-    ("heap.exe", &[]),
-    ("cmdline.exe", &["x", "y z"]),
-    ("fileio.exe", &[]),
-    ("files.exe", &[]),
-    ("crtio.exe", &[]),
-    ("threads.exe", &[]),
-    ("seh.exe", &[]),
-    ("usedll.exe", &[]),
-    ("gdi_shapes.exe", &[]),
-    ("gdi_bits.exe", &[]),
-    ("smc.exe", &[]),
-    ("compute.exe", &["2"]),
-];
 
 #[test]
 fn every_program_is_the_same_under_l0_and_l1() {
@@ -58,19 +40,8 @@ fn every_program_is_the_same_under_l0_and_l1() {
 
 #[test]
 fn budget_stops_land_at_n_with_equal_state() {
-    // threads.exe switches threads on the guest clock (quantum 50 000) and
-    // sleeps; seh.exe faults in the middle of blocks; smc.exe rewrites code.
-    let cases: &[(&str, &[u64])] = &[
-        (
-            "threads.exe",
-            &[1, 7, 4_321, 50_000, 50_001, 123_457, 999_999, 3_000_017],
-        ),
-        ("seh.exe", &[1, 100, 2_000, 5_555, 7_000, 7_439]),
-        ("smc.exe", &[10, 3_001, 9_999, 20_000, 27_182, 34_063]),
-        ("heap.exe", &[77, 60_001, 300_000, 605_021]),
-    ];
     let mut failures = Vec::new();
-    for &(name, budgets) in cases {
+    for &(name, budgets) in BUDGETS {
         for &n in budgets {
             let Some(a) = go(name, &[], Arm::L0, n) else {
                 return;
@@ -135,29 +106,10 @@ fn real_7za_benchmark_runs_the_same_under_both_arms() {
     // 7-Zip's `b` (benchmark): 40M dispatches of real code (CRC tables,
     // LZMA set-up, its timing loop, compression), stopped by the budget at
     // the same state under both arms.
-    let Some(dir) = common::win32_real() else {
+    let Some(a) = run_7za_b(Arm::L0, 40_000_000) else {
         return;
     };
-    let exe = dir.join("7zip-18.01/7za.exe");
-    let args: Vec<String> = ["b", "-mmt1", "-md16"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let run = |arm: Arm| {
-        let c = std::env::temp_dir().join(format!(
-            "mainemu-l1-7za-{}-{}",
-            std::process::id(),
-            arm.name()
-        ));
-        std::fs::create_dir_all(&c).unwrap();
-        let mut setup = Setup::for_program(&exe, &args, &[('C', c.clone())], &[]).unwrap();
-        setup.stdin = Box::new(std::io::empty());
-        let p = Process::with_setup(&std::fs::read(&exe).unwrap(), setup).unwrap();
-        let end = finish(p, arm, 40_000_000);
-        std::fs::remove_dir_all(&c).ok();
-        end
-    };
-    let (a, b) = (run(Arm::L0), run(Arm::L1));
+    let b = run_7za_b(Arm::L1, 40_000_000).unwrap();
     assert_eq!(a.s.dispatches, 40_000_000);
     assert!(matches!(&a.s.ending, Ending::Budget), "{:?}", a.s.ending);
     assert_eq!(diff(&a, &b), Vec::<String>::new());

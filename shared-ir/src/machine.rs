@@ -368,7 +368,11 @@ pub trait MachineRuntime {
     fn read(&mut self, lin: u32, w: Width, now: u64) -> Result<u32, Refused>;
     /// Checked write at a linear address.
     fn write(&mut self, lin: u32, w: Width, v: u32, now: u64) -> StoreOutcome;
-    fn port_in(&mut self, port: u16, w: Width, now: u64) -> Result<u32, Refused>;
+    /// A port read; the default (a machine without ports, user mode)
+    /// refuses.
+    fn port_in(&mut self, _port: u16, _w: Width, _now: u64) -> Result<u32, Refused> {
+        Err(Refused)
+    }
     /// A port read that may also ask the engine to stop right after its
     /// instruction (`true`): the read changed what the driver must decide
     /// between instructions (toyvm: an interrupt request is pending, as L1
@@ -379,8 +383,14 @@ pub trait MachineRuntime {
     fn port_read(&mut self, port: u16, w: Width, now: u64) -> Result<(u32, bool), Refused> {
         self.port_in(port, w, now).map(|v| (v, false))
     }
-    fn port_out(&mut self, port: u16, w: Width, v: u32, now: u64) -> ServiceOutcome;
-    fn service(&mut self, id: u16, ctx: ServiceCtx<'_>, now: u64) -> ServiceOutcome;
+    /// A port write; the default refuses.
+    fn port_out(&mut self, _port: u16, _w: Width, _v: u32, _now: u64) -> ServiceOutcome {
+        ServiceOutcome::Refused
+    }
+    /// A machine service; the default (none) refuses.
+    fn service(&mut self, _id: u16, _ctx: ServiceCtx<'_>, _now: u64) -> ServiceOutcome {
+        ServiceOutcome::Refused
+    }
     /// Runs one x87 instruction (see [`crate::ir::Op::X87`]), or refuses
     /// before any effect. The default has no FPU: it always refuses.
     fn x87(&mut self, _c: X87Call<'_>, _now: u64) -> Result<X87Done, Refused> {

@@ -18,9 +18,11 @@
 use crate::e1::{self, E1Arena, E1State, LinkSlot, ProgId};
 use crate::exit::{Exit, ExitReason};
 use crate::flags::LazyFlags;
+use crate::ir::AddrSize;
 use crate::lower::{lower_line_until, LowerOpts};
 use crate::machine::{MachineModel, MachineRuntime};
 use crate::opt::{optimize, PassSet};
+use iced_x86::{Decoder, DecoderOptions};
 use std::collections::{BTreeMap, HashMap};
 
 /// What runs at a code key.
@@ -29,8 +31,9 @@ pub enum Site {
     /// A µop program (the arena's head for the key).
     Prog(ProgId),
     /// The first instruction does not lower: the finer tier runs it. The
-    /// reason is the lowering's (`"rep string at a32"`, ...).
-    Fallback(&'static str),
+    /// form and the lowering's reason, interned ([`Tier::form_name`]:
+    /// `"Movsd_m32_m32: rep string at a32"`).
+    Fallback(u32),
 }
 
 /// A site just built, and the guest bytes its program was lowered from
@@ -61,9 +64,6 @@ pub struct TierCounters {
     /// the arena.
     pub retired: u64,
     pub evictions: u64,
-    /// Instructions the finer tier ran because the lowering declined them,
-    /// by reason ([`Tier::note_fallback`]).
-    pub declined: BTreeMap<&'static str, u64>,
     /// Instructions the finer tier ran after a lowered form was refused at
     /// run time (a refused access, a helper fault, a budget tail).
     pub refused: u64,
@@ -90,9 +90,6 @@ impl TierCounters {
         }
         for (k, v) in &self.handbacks {
             m.insert(format!("handbacks.{k}"), *v);
-        }
-        for (k, v) in &self.declined {
-            m.insert(format!("declined.{k}"), *v);
         }
         m
     }
@@ -125,6 +122,12 @@ pub struct Tier {
     passes: PassSet,
     /// Most instructions in one line.
     line_cap: usize,
+    /// Interned declined forms (`Site::Fallback`'s index).
+    forms: Vec<String>,
+    form_ids: HashMap<String, u32>,
+    /// Instructions the finer tier ran because the lowering declined them,
+    /// by form id ([`Tier::note_fallback`]).
+    declined: Vec<u64>,
     pub c: TierCounters,
 }
 
@@ -139,6 +142,9 @@ impl Tier {
             pending: None,
             passes,
             line_cap,
+            forms: Vec::new(),
+            form_ids: HashMap::new(),
+            declined: Vec::new(),
             c: TierCounters::default(),
         }
     }
@@ -169,7 +175,19 @@ impl Tier {
         };
         let line = lower_line_until(model, opts, cs_base, ip, bytes, self.line_cap, &stops);
         let Some(p) = line.program else {
-            let site = Site::Fallback(line.stop.unwrap_or("nothing to lower"));
+            let bitness = if model.default_asize() == AddrSize::A16 {
+                16
+            } else {
+                32
+            };
+            let mut d = Decoder::with_ip(bitness, bytes, ip as u64, DecoderOptions::NONE);
+            let form = if d.can_decode() {
+                format!("{:?}", d.decode().code())
+            } else {
+                "no bytes".to_string()
+            };
+            let why = line.stop.unwrap_or("nothing to lower");
+            let site = Site::Fallback(self.intern(format!("{form}: {why}")));
             self.sites.insert(key, site);
             return Built {
                 site,
@@ -184,7 +202,7 @@ impl Tier {
         let id = match self.arena.install(&p) {
             Ok(id) => id,
             Err(_) => {
-                let site = Site::Fallback("the arena refused the program");
+                let site = Site::Fallback(self.intern("the arena refused the program".into()));
                 self.sites.insert(key, site);
                 return Built {
                     site,
@@ -206,6 +224,35 @@ impl Tier {
             site: Site::Prog(id),
             code: p.code.clone(),
         }
+    }
+
+    /// The interned id of a declined form's name.
+    fn intern(&mut self, name: String) -> u32 {
+        if let Some(&i) = self.form_ids.get(&name) {
+            return i;
+        }
+        let i = self.forms.len() as u32;
+        self.forms.push(name.clone());
+        self.form_ids.insert(name, i);
+        self.declined.push(0);
+        i
+    }
+
+    /// Every counter (see [`TierCounters::fields`]) plus the declined forms
+    /// the finer tier ran, as `declined.FORM: REASON`.
+    pub fn counters(&self) -> BTreeMap<String, u64> {
+        let mut m = self.c.fields();
+        for (name, &n) in self.forms.iter().zip(&self.declined) {
+            if n > 0 {
+                m.insert(format!("declined.{name}"), n);
+            }
+        }
+        m
+    }
+
+    /// The name of a declined form (`Site::Fallback`'s index).
+    pub fn form_name(&self, id: u32) -> &str {
+        self.forms.get(id as usize).map_or("?", |s| s.as_str())
     }
 
     /// Drops the site of a program the arena no longer has.
@@ -237,7 +284,7 @@ impl Tier {
     /// (with its reason) or a run-time refusal of a lowered form.
     pub fn note_fallback(&mut self, site: Site) {
         match site {
-            Site::Fallback(why) => *self.c.declined.entry(why).or_default() += 1,
+            Site::Fallback(id) => self.declined[id as usize] += 1,
             Site::Prog(_) => self.c.refused += 1,
         }
     }

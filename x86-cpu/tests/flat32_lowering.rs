@@ -22,8 +22,7 @@ use shared_ir::flags::Width as W;
 use shared_ir::ir::Program;
 use shared_ir::lower::lower_line;
 use shared_ir::machine::{
-    FastMem, Flat32, MachineRuntime, Refused, ServiceCtx, ServiceOutcome, StoreOutcome, PAGE_READ,
-    PAGE_WRITE,
+    FastMem, Flat32, MachineRuntime, Refused, StoreOutcome, PAGE_READ, PAGE_WRITE,
 };
 use shared_ir::opt::{optimize_checked, PassSet};
 use shared_ir::refinterp::{run_program, RefState};
@@ -109,15 +108,6 @@ impl MachineRuntime for Rt<'_> {
         } else {
             StoreOutcome::Done
         }
-    }
-    fn port_in(&mut self, _p: u16, _w: W, _now: u64) -> Result<u32, Refused> {
-        Err(Refused)
-    }
-    fn port_out(&mut self, _p: u16, _w: W, _v: u32, _now: u64) -> ServiceOutcome {
-        ServiceOutcome::Refused
-    }
-    fn service(&mut self, _id: u16, _c: ServiceCtx<'_>, _now: u64) -> ServiceOutcome {
-        ServiceOutcome::Refused
     }
 }
 

@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use super::process_with_c;
-use mainemu::process::Process;
+use mainemu::process::{Process, Setup};
 use mainemu::run::{run_arm, Arm, Summary};
 
 /// What one run leaves: the summary, stdout, stderr, and per thread
@@ -86,4 +86,57 @@ pub fn diff(a: &End, b: &End) -> Vec<String> {
         bad.push("memory differs".into());
     }
     bad
+}
+
+/// Every test program (tests/run.rs, gui.rs, smc and compute) and its
+/// arguments.
+pub const PROGRAMS: &[(&str, &[&str])] = &[
+    ("hello.exe", &[]),
+    ("heap.exe", &[]),
+    ("cmdline.exe", &["x", "y z"]),
+    ("fileio.exe", &[]),
+    ("files.exe", &[]),
+    ("crtio.exe", &[]),
+    ("threads.exe", &[]),
+    ("seh.exe", &[]),
+    ("usedll.exe", &[]),
+    ("gdi_shapes.exe", &[]),
+    ("gdi_bits.exe", &[]),
+    ("smc.exe", &[]),
+    ("compute.exe", &["2"]),
+];
+
+/// Budget stops every arm must land on exactly: threads.exe switches
+/// threads on the guest clock (quantum 50 000) and sleeps; seh.exe faults in
+/// the middle of blocks; smc.exe rewrites code.
+pub const BUDGETS: &[(&str, &[u64])] = &[
+    (
+        "threads.exe",
+        &[1, 7, 4_321, 50_000, 50_001, 123_457, 999_999, 3_000_017],
+    ),
+    ("seh.exe", &[1, 100, 2_000, 5_555, 7_000, 7_439]),
+    ("smc.exe", &[10, 3_001, 9_999, 20_000, 27_182, 34_063]),
+    ("heap.exe", &[77, 60_001, 300_000, 605_021]),
+];
+
+/// Runs `7za.exe b -mmt1 -md16` from `../shared/win32-real` on `arm` for
+/// `budget` dispatches in a scratch C: (`None` when the folder is absent).
+pub fn run_7za_b(arm: Arm, budget: u64) -> Option<End> {
+    let exe = super::win32_real()?.join("7zip-18.01/7za.exe");
+    let args: Vec<String> = ["b", "-mmt1", "-md16"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let c = std::env::temp_dir().join(format!(
+        "mainemu-7za-{}-{}-{budget}",
+        std::process::id(),
+        arm.name()
+    ));
+    std::fs::create_dir_all(&c).unwrap();
+    let mut setup = Setup::for_program(&exe, &args, &[('C', c.clone())], &[]).unwrap();
+    setup.stdin = Box::new(std::io::empty());
+    let p = Process::with_setup(&std::fs::read(&exe).unwrap(), setup).unwrap();
+    let end = finish(p, arm, budget);
+    std::fs::remove_dir_all(&c).ok();
+    Some(end)
 }
