@@ -24,9 +24,10 @@
 //! This module owns the bitmap, the per-chunk block lists and the hit
 //! counters; it must not decide what a block is or run anything.
 
-/// Physical addresses below this can hold real-mode code (FFFF:FFFF is
-/// 10FFEFh).
-pub const CODE_LIMIT: u32 = 0x11_0000;
+/// Physical addresses below this can hold cached code: the DOS machine's
+/// 16 MiB of RAM (real-mode code reaches 10FFEFh, protected-mode and V86
+/// code anywhere, `pm`).
+pub const CODE_LIMIT: u32 = 16 << 20;
 /// Block lists are kept per chunk of 2^CHUNK_SHIFT physical bytes.
 pub const CHUNK_SHIFT: u32 = 8;
 /// Guest stores into one code byte, each retiring a young block, before the
