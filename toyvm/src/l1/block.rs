@@ -13,7 +13,7 @@
 
 use super::classify::{self, IN, INVALID, JREL, PURE, TERM};
 use super::kinds::{self, Kinds};
-use super::smc::{Smc, CODE_LIMIT};
+use super::smc::{Smc, PHYS_LIMIT};
 use super::tracked::Tracked;
 use crate::bus::{EngineBus, Width};
 use crate::cpu::decode::{self, MAX_LEN};
@@ -132,7 +132,7 @@ pub(crate) fn cacheable<B: EngineBus>(bus: &Tracked<B>, p: &[u32; MAX_LEN], devi
             j += 1;
         }
         let e = p[j - 1].wrapping_add(1);
-        if e > CODE_LIMIT || s >= e {
+        if e > PHYS_LIMIT || s >= e {
             return Fetch::No;
         }
         if !bus.code_cacheable(s, e) {

@@ -226,42 +226,21 @@ pub fn pm_light<B>(ins: &Instruction, op: &Op<B>, class: u16) -> bool {
         // SETcc, CMOVcc.
         return true;
     }
+    // Not in `is_plain_alu`: moves and exchanges, the stack, multiply and
+    // divide, the string ops (REP or not), bit scans and tests, the flag
+    // ops, BCD adjustments.
     matches!(
         m,
-        M::Cmp
-            | M::Test
-            | M::Mov
-            | M::Movzx
-            | M::Movsx
-            | M::Lea
-            | M::Xchg
-            | M::Push
-            | M::Pop
-            | M::Pusha
-            | M::Pushad
-            | M::Popa
-            | M::Popad
-            | M::Enter
-            | M::Leave
-            | M::Shl
-            | M::Shr
-            | M::Sar
-            | M::Sal
-            | M::Rol
-            | M::Ror
-            | M::Rcl
-            | M::Rcr
-            | M::Shld
-            | M::Shrd
-            | M::Mul
-            | M::Imul
-            | M::Div
-            | M::Idiv
-            | M::Cbw
-            | M::Cwde
-            | M::Cwd
-            | M::Cdq
-            | M::Movsb
+        M::Mov | M::Xchg | M::Xadd | M::Cmpxchg | M::Bswap | M::Xlatb | M::Cmp | M::Test
+    ) || matches!(
+        m,
+        M::Push | M::Pop | M::Pusha | M::Pushad | M::Popa | M::Popad | M::Enter | M::Leave
+    ) || matches!(
+        m,
+        M::Mul | M::Imul | M::Div | M::Idiv | M::Shld | M::Shrd | M::Cdq | M::Bound
+    ) || matches!(
+        m,
+        M::Movsb
             | M::Movsw
             | M::Movsd
             | M::Stosb
@@ -276,30 +255,11 @@ pub fn pm_light<B>(ins: &Instruction, op: &Op<B>, class: u16) -> bool {
             | M::Scasb
             | M::Scasw
             | M::Scasd
-            | M::Bt
-            | M::Bts
-            | M::Btr
-            | M::Btc
-            | M::Bsf
-            | M::Bsr
-            | M::Bswap
-            | M::Xadd
-            | M::Cmpxchg
-            | M::Cmc
-            | M::Clc
-            | M::Stc
-            | M::Cld
-            | M::Std
-            | M::Sahf
-            | M::Lahf
-            | M::Xlatb
-            | M::Nop
-            | M::Daa
-            | M::Das
-            | M::Aaa
-            | M::Aas
-            | M::Aam
-            | M::Aad
-            | M::Bound
-    )
+    ) || matches!(
+        m,
+        M::Bsf | M::Bsr | M::Bt | M::Bts | M::Btr | M::Btc | M::Nop
+    ) || matches!(
+        m,
+        M::Sahf | M::Lahf | M::Clc | M::Stc | M::Cmc | M::Cld | M::Std
+    ) || matches!(m, M::Daa | M::Das | M::Aaa | M::Aas | M::Aam | M::Aad)
 }

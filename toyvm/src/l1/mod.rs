@@ -241,7 +241,7 @@ impl<B: EngineBus> L1<B> {
     }
 
     pub fn with_config(config: Config) -> L1<B> {
-        let mut smc = Smc::new();
+        let mut smc = Smc::with_limit(smc::PHYS_LIMIT);
         smc.volatile_hits = config.volatile_hits;
         L1 {
             blocks: Vec::new(),
@@ -250,7 +250,7 @@ impl<B: EngineBus> L1<B> {
             map: HashMap::default(),
             dm: vec![(u64::MAX, NONE); 1 << DM_BITS],
             smc,
-            code: CodeBits::new(),
+            code: CodeBits::with_limit(smc::PHYS_LIMIT),
             scratch: Vec::new(),
             counters: Counters::default(),
             epoch: 1,
