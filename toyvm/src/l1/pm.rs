@@ -7,8 +7,10 @@
 //! does besides running the op, and how a block stands in for it:
 //!
 //! - The fetch through paging. With paging on, a block lies in one linear
-//!   page and no op's 15-byte fetch window leaves it (an instruction whose
-//!   window does runs uncached), so one translation names every byte. It is
+//!   page, so one translation names every byte of its ops. An op whose
+//!   15-byte fetch window (not the op) runs into the next page translates
+//!   that page before it runs, as L0's fetch does (`POp::xpage`); an op
+//!   that itself crosses the page runs uncached. It is
 //!   checked on entry: if the translation cache was dropped since the block
 //!   last checked it ([`Paged::generation`]) or did not hold it, the page is
 //!   translated again as a fetch would (a TLB hit, or a walk setting the
@@ -74,6 +76,12 @@ pub struct POp<B> {
     pub light: bool,
     /// Touches ports: ask for attention after it.
     pub io: bool,
+    /// With paging, when the op's fetch window (not the op) runs into the
+    /// next page: that page's first linear address, whose translation L0's
+    /// fetch makes before the op runs; `NONE` otherwise.
+    pub xpage: u32,
+    /// How many window bytes lie on that page.
+    pub xlen: u32,
 }
 
 /// A protected-mode block.
@@ -204,14 +212,22 @@ fn compile<B: EngineBus>(
         // space) nor, with paging, leave the block's page.
         if ip.wrapping_add(last) & mask < ip
             || lin.checked_add(last).is_none()
-            || (paging && (lin & !0xFFF != page_lin || (lin + last) & !0xFFF != page_lin))
+            || (paging && lin & !0xFFF != page_lin)
         {
             why = NoBlock::Protected;
             break;
         }
+        // With paging the window may run into the next page (`xpage`): its
+        // bytes there are not read here (their page is translated when the
+        // op runs, as L0's fetch does) and must not be part of the op.
+        let inpage = if paging {
+            (page_lin + 0x1000 - lin).min(MAX_LEN as u32) as usize
+        } else {
+            MAX_LEN
+        };
         let mut p = [0u32; MAX_LEN];
         for (i, x) in p.iter_mut().enumerate() {
-            let l = lin + i as u32;
+            let l = lin + i.min(inpage - 1) as u32;
             *x = pb
                 .bus
                 .phys(if paging { page_phys | (l & 0xFFF) } else { l });
@@ -221,7 +237,7 @@ fn compile<B: EngineBus>(
             break;
         }
         let mut bytes = [0u8; MAX_LEN];
-        for (b, &x) in bytes.iter_mut().zip(&p) {
+        for (b, &x) in bytes.iter_mut().zip(&p[..inpage]) {
             *b = pb.bus.peek8(x);
         }
         let op = decode::decode_in::<PBus<B>>(&bytes, ip, mode);
@@ -232,7 +248,10 @@ fn compile<B: EngineBus>(
         } else {
             op.len as usize
         };
-        if ip as u64 + op.len as u64 > cpu.seg_end[seg::CS] {
+        // The decoder reads an instruction's bytes in order and no further
+        // than its length, so zeros past the page change nothing of an op
+        // that ends inside it; one that does not is not cached.
+        if dep > inpage || ip as u64 + op.len as u64 > cpu.seg_end[seg::CS] {
             why = NoBlock::Protected;
             break;
         }
@@ -251,6 +270,12 @@ fn compile<B: EngineBus>(
             next_ip,
             light,
             io: class & IO != 0,
+            xpage: if inpage < MAX_LEN {
+                page_lin + 0x1000
+            } else {
+                NONE
+            },
+            xlen: (MAX_LEN - inpage) as u32,
         });
         if class & TERM != 0 {
             break;
@@ -282,6 +307,9 @@ enum End {
     Elsewhere,
     Reached,
     Exit(EngineExit),
+    /// The op's fetch window runs into device memory on the next page: it
+    /// must run uncached (its fetch reads have effects).
+    Uncached,
 }
 
 /// Runs a light op with the small snapshot; a fault is delivered as
@@ -362,6 +390,17 @@ fn run_block<B: EngineBus>(
             break End::Reached;
         }
         let t = &b.ops[i];
+        if t.xpage != NONE {
+            // What L0's fetch does to the next page: translate it (a TLB
+            // hit, a walk, or a refusal that faults nothing since the op
+            // ends before it), then read its bytes, which only plain memory
+            // lets us skip.
+            if let Some(p) = pb.fetch_translate(t.xpage) {
+                if !pb.bus.code_cacheable(p, p + t.xlen) {
+                    break End::Uncached;
+                }
+            }
+        }
         if t.light {
             match exec_light(cpu, pb, t) {
                 Ok(Flow::Next) => {
@@ -659,6 +698,11 @@ impl<B: EngineBus> L1<B> {
                     }
                 }
                 End::Elsewhere => {}
+                End::Uncached => {
+                    if let Some(x) = self.pm_uncached(cpu, pb, Uncached::Window) {
+                        break x;
+                    }
+                }
                 End::Reached => break EngineExit::Reached,
                 End::Exit(x) => break x,
             }
