@@ -126,3 +126,60 @@ pub trait Bus {
     /// Writes a port at guest time `now`.
     fn io_write(&mut self, port: u16, w: Width, v: u32, now: u64);
 }
+
+/// A borrowed bus is a bus (the paging adapter wraps `&mut B` for L0's
+/// step).
+impl<T: Bus + ?Sized> Bus for &mut T {
+    #[inline(always)]
+    fn read8(&mut self, addr: u32) -> u8 {
+        (**self).read8(addr)
+    }
+    #[inline(always)]
+    fn write8(&mut self, addr: u32, v: u8) {
+        (**self).write8(addr, v)
+    }
+    #[inline(always)]
+    fn read16(&mut self, addr: u32) -> u16 {
+        (**self).read16(addr)
+    }
+    #[inline(always)]
+    fn read32(&mut self, addr: u32) -> u32 {
+        (**self).read32(addr)
+    }
+    #[inline(always)]
+    fn write16(&mut self, addr: u32, v: u16) {
+        (**self).write16(addr, v)
+    }
+    #[inline(always)]
+    fn write32(&mut self, addr: u32, v: u32) {
+        (**self).write32(addr, v)
+    }
+    #[inline(always)]
+    fn take_fault(&mut self) -> Option<MemFault> {
+        (**self).take_fault()
+    }
+    #[inline(always)]
+    fn fault_pending(&self) -> bool {
+        (**self).fault_pending()
+    }
+    #[inline(always)]
+    fn probe_write(&mut self, addr: u32, len: u32) {
+        (**self).probe_write(addr, len)
+    }
+    #[inline(always)]
+    fn mmu(&mut self, c: Mmu) {
+        (**self).mmu(c)
+    }
+    #[inline(always)]
+    fn fault_code(&self) -> u16 {
+        (**self).fault_code()
+    }
+    #[inline(always)]
+    fn io_read(&mut self, port: u16, w: Width, now: u64) -> u32 {
+        (**self).io_read(port, w, now)
+    }
+    #[inline(always)]
+    fn io_write(&mut self, port: u16, w: Width, v: u32, now: u64) {
+        (**self).io_write(port, w, v, now)
+    }
+}

@@ -101,10 +101,12 @@ impl Tlb {
 
 /// A bus seen through the paging unit. Built per step from the CPU's state
 /// (`pm`), told about changes in the middle of an instruction through
-/// [`Bus::mmu`].
-pub struct Paged<'a, B> {
-    pub bus: &'a mut B,
-    tlb: &'a mut Tlb,
+/// [`Bus::mmu`]. It owns the bus handle it wraps (`&mut B` for L0's step,
+/// a lifetime-free handle for a threaded tier that keeps decoded ops typed
+/// by this bus) and, for its lifetime, the CPU's translation cache.
+pub struct Paged<B> {
+    pub bus: B,
+    pub tlb: Tlb,
     cr3: u32,
     on: bool,
     wp: bool,
@@ -114,25 +116,87 @@ pub struct Paged<'a, B> {
     code: u16,
 }
 
-impl<'a, B: Bus> Paged<'a, B> {
+impl<B: Bus> Paged<B> {
     /// An adapter for the CPU's current paging state (CR0.PG, CR0.WP, CR3,
     /// CPL).
-    pub fn new(bus: &'a mut B, tlb: &'a mut Tlb, cpu: &Cpu) -> Paged<'a, B> {
-        let on = cpu.paging();
-        if on {
-            tlb.ensure();
-        }
-        Paged {
+    pub fn new(bus: B, tlb: Tlb, cpu: &Cpu) -> Paged<B> {
+        let mut p = Paged {
             bus,
             tlb,
-            cr3: cpu.cr3,
-            on,
-            wp: cpu.cr0 & cr0::WP != 0,
-            cpl3: cpu.cpl == 3,
+            cr3: 0,
+            on: false,
+            wp: false,
+            cpl3: false,
             system: false,
             fault: None,
             code: 0,
+        };
+        p.sync(cpu);
+        p
+    }
+
+    /// Re-reads the CPU's paging state, as [`Paged::new`] would build it
+    /// between two instructions (a tier that keeps one adapter across
+    /// instructions calls this after any instruction that may have changed
+    /// CR0, CR3 or the CPL).
+    #[inline]
+    pub fn sync(&mut self, cpu: &Cpu) {
+        self.on = cpu.paging();
+        if self.on {
+            self.tlb.ensure();
         }
+        self.cr3 = cpu.cr3;
+        self.wp = cpu.cr0 & cr0::WP != 0;
+        self.cpl3 = cpu.cpl == 3;
+        self.system = false;
+        self.fault = None;
+    }
+
+    /// The bus handle and the translation cache back.
+    pub fn into_parts(self) -> (B, Tlb) {
+        (self.bus, self.tlb)
+    }
+
+    /// Whether addresses are translated (CR0.PG with PE).
+    #[inline(always)]
+    pub fn translating(&self) -> bool {
+        self.on
+    }
+
+    /// What an instruction fetch of the byte at linear `lin` does to the
+    /// translation (a TLB hit, or a walk setting the accessed bits): the
+    /// physical address, or `None` when the fetch would fault (nothing is
+    /// recorded then; a failed walk changes nothing).
+    pub fn fetch_translate(&mut self, lin: u32) -> Option<u32> {
+        if self.fault.is_some() {
+            return None;
+        }
+        let p = self.translate(lin, false);
+        if p.is_none() {
+            self.fault = None;
+        }
+        p
+    }
+
+    /// Whether the translation of `lin` is held in the cache now: then any
+    /// change to it (a store to its tables, CR0/CR3 writes, INVLPG) drops
+    /// the cache and moves [`Paged::generation`].
+    pub fn caches(&self, lin: u32) -> bool {
+        if !self.on {
+            return false;
+        }
+        let lpn = lin >> 12;
+        self.tlb
+            .entries
+            .get(lpn as usize & (ENTRIES - 1))
+            .map(|e| e.tag)
+            == Some(lpn | VALID)
+    }
+
+    /// Moves whenever the translation cache is dropped.
+    #[inline(always)]
+    pub fn generation(&self) -> u64 {
+        self.tlb.flushes
     }
 
     #[inline(always)]
@@ -273,7 +337,7 @@ impl<'a, B: Bus> Paged<'a, B> {
     }
 }
 
-impl<B: Bus> Bus for Paged<'_, B> {
+impl<B: Bus> Bus for Paged<B> {
     #[inline(always)]
     fn read8(&mut self, addr: u32) -> u8 {
         match self.translate(addr, false) {

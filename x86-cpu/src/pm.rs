@@ -86,29 +86,29 @@ impl Snapshot {
 /// Runs `f` with the CPU's bus seen through the paging adapter (the
 /// translation cache travels with the CPU between steps).
 #[inline]
-fn with_paging<B: Bus, T>(
+fn with_paging<'b, B: Bus, T>(
     cpu: &mut Cpu,
-    bus: &mut B,
-    f: impl FnOnce(&mut Cpu, &mut Paged<'_, B>) -> T,
+    bus: &'b mut B,
+    f: impl FnOnce(&mut Cpu, &mut Paged<&'b mut B>) -> T,
 ) -> T {
-    let mut tlb = std::mem::take(&mut cpu.tlb);
-    let out = {
-        let mut pb = Paged::new(bus, &mut tlb, cpu);
-        f(cpu, &mut pb)
-    };
-    cpu.tlb = tlb;
+    let tlb = std::mem::take(&mut cpu.tlb);
+    let mut pb = Paged::new(bus, tlb, cpu);
+    let out = f(cpu, &mut pb);
+    cpu.tlb = pb.into_parts().1;
     out
 }
 
 /// One step in protected or V86 mode (L0's step there).
 pub fn step<B: Bus>(cpu: &mut Cpu, bus: &mut B) -> StepOutcome {
-    with_paging(cpu, bus, step_paged)
+    with_paging(cpu, bus, |cpu, pb| step_paged(cpu, pb))
 }
 
-fn step_paged<B: Bus>(cpu: &mut Cpu, bus: &mut Paged<'_, B>) -> StepOutcome {
+/// [`step`] on an adapter the caller keeps (in sync with the CPU, see
+/// [`Paged::sync`]).
+pub fn step_paged<B: Bus>(cpu: &mut Cpu, bus: &mut Paged<B>) -> StepOutcome {
     cpu.shadow = false;
     let bytes = l0::fetch(cpu, bus);
-    let op = decode::decode_in::<Paged<'_, B>>(&bytes, cpu.eip, Mode::of(cpu));
+    let op = decode::decode_in::<Paged<B>>(&bytes, cpu.eip, Mode::of(cpu));
     if let Some(f) = bus.take_fault() {
         // The fetch ran into a page it may not read: a fault only if the
         // instruction needs that byte.
@@ -171,7 +171,9 @@ pub fn run_op<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> StepOutcome {
     out
 }
 
-fn fault<B: Bus, O>(cpu: &mut Cpu, bus: &mut B, e: Exception, op: &Op<O>) -> StepOutcome {
+/// Delivers fault `e` of `op` (registers as before it; the dispatch is
+/// already charged): `Ok`, or the triple-fault stop.
+pub fn fault<B: Bus, O>(cpu: &mut Cpu, bus: &mut B, e: Exception, op: &Op<O>) -> StepOutcome {
     match exception(cpu, bus, e, false, None) {
         Ok(()) => StepOutcome::Ok,
         Err(mut s) => {

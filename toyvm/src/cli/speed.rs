@@ -64,6 +64,10 @@ pub struct Row {
     pub uncached_single_step: u64,
     pub uncached_shadow: u64,
     pub device_dispatches: u64,
+    /// Uncached protected-mode steps, and dispatches run from L1's
+    /// protected-mode blocks (`l1::pm`).
+    pub uncached_protected: u64,
+    pub pm_dispatches: u64,
     pub instructions_compiled: u64,
     pub spin_dispatches: u64,
     pub exits: u64,
@@ -118,6 +122,8 @@ fn measure(e: &census::Entry, arm: &str, reps: usize) -> Row {
         row.uncached_single_step = g("uncached_single_step");
         row.uncached_shadow = g("uncached_shadow");
         row.device_dispatches = g("device_dispatches");
+        row.uncached_protected = g("uncached_protected");
+        row.pm_dispatches = g("pm_dispatches");
         row.instructions_compiled = g("instructions_compiled");
         row.spin_dispatches = g("spin_dispatches");
         row.exits = g("runs");
@@ -163,7 +169,7 @@ fn run(a: Args) -> Result<ExitCode, String> {
             .collect(),
     );
     println!(
-        "{:<40} {:>11} {:>8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} {:>6}",
+        "{:<40} {:>11} {:>8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} {:>6}",
         "program",
         "dispatches",
         "ns/disp",
@@ -173,6 +179,8 @@ fn run(a: Args) -> Result<ExitCode, String> {
         "windw%",
         "step%",
         "shdw%",
+        "prot%",
+        "pmblk%",
         "device%",
         "comp/M",
         "spin%"
@@ -203,7 +211,7 @@ fn run(a: Args) -> Result<ExitCode, String> {
             r.instructions_compiled as f64 * 1e6 / r.dispatches as f64
         };
         println!(
-            "{:<40} {:>11} {:>8.2} {:>6.2} {:>6} {:>6} {:>6} {:>6} {:>6} {:>7} {:>7.0} {:>6}{mark}",
+            "{:<40} {:>11} {:>8.2} {:>6.2} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>7} {:>7.0} {:>6}{mark}",
             r.name,
             r.dispatches,
             r.ns_per_dispatch,
@@ -213,6 +221,8 @@ fn run(a: Args) -> Result<ExitCode, String> {
             pct(r.uncached_window, r.dispatches),
             pct(r.uncached_single_step, r.dispatches),
             pct(r.uncached_shadow, r.dispatches),
+            pct(r.uncached_protected, r.dispatches),
+            pct(r.pm_dispatches, r.dispatches),
             pct(r.device_dispatches, r.dispatches),
             per_m,
             pct(r.spin_dispatches, r.dispatches),

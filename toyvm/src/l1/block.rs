@@ -13,7 +13,7 @@
 
 use super::classify::{self, IN, INVALID, JREL, PURE, TERM};
 use super::kinds::{self, Kinds};
-use super::smc::{Smc, CODE_LIMIT};
+use super::smc::{Smc, PHYS_LIMIT};
 use super::tracked::Tracked;
 use crate::bus::{EngineBus, Width};
 use crate::cpu::decode::{self, MAX_LEN};
@@ -110,7 +110,7 @@ fn window<B: EngineBus>(bus: &Tracked<B>, cs_base: u32, ip: u32) -> [u32; MAX_LE
 
 /// How a fetch window can be cached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fetch {
+pub(crate) enum Fetch {
     /// Every byte can be read without side effects.
     Plain,
     /// Every byte is plain or in a device window (`EngineBus::code_device`);
@@ -122,7 +122,7 @@ enum Fetch {
 
 /// Whether every byte of the window can be read without side effects and
 /// cached, or (with `device`) cached with its fetch effect replayed.
-fn cacheable<B: EngineBus>(bus: &Tracked<B>, p: &[u32; MAX_LEN], device: bool) -> Fetch {
+pub(crate) fn cacheable<B: EngineBus>(bus: &Tracked<B>, p: &[u32; MAX_LEN], device: bool) -> Fetch {
     let mut i = 0;
     let mut last_dev = None;
     while i < MAX_LEN {
@@ -132,7 +132,7 @@ fn cacheable<B: EngineBus>(bus: &Tracked<B>, p: &[u32; MAX_LEN], device: bool) -
             j += 1;
         }
         let e = p[j - 1].wrapping_add(1);
-        if e > CODE_LIMIT || s >= e {
+        if e > PHYS_LIMIT || s >= e {
             return Fetch::No;
         }
         if !bus.code_cacheable(s, e) {
@@ -155,7 +155,7 @@ fn cacheable<B: EngineBus>(bus: &Tracked<B>, p: &[u32; MAX_LEN], device: bool) -
     }
 }
 
-fn push_range(ranges: &mut Vec<(u32, u32)>, p: u32) {
+pub(crate) fn push_range(ranges: &mut Vec<(u32, u32)>, p: u32) {
     if let Some(last) = ranges.last_mut() {
         if last.1 == p {
             last.1 = p + 1;

@@ -166,3 +166,100 @@ fn is_near_rel(k: OpKind) -> bool {
 fn is_string(ins: &Instruction) -> bool {
     ins.is_string_instruction()
 }
+
+/// Decodes `bytes` at `ip` as code of the given default size (protected-mode
+/// blocks, `pm`).
+pub fn iced_in(bytes: &[u8; MAX_LEN], ip: u32, code32: bool) -> Instruction {
+    let bits = if code32 { 32 } else { 16 };
+    let mut dec = Decoder::with_ip(bits, bytes, ip as u64, DecoderOptions::LOADALL386);
+    dec.decode()
+}
+
+/// Whether an instruction running in protected or V86 mode can change
+/// nothing but the general registers, EIP, the flags and memory (and the
+/// clock), whatever it faults on: then undoing a fault needs only those
+/// three restored, not `pm::run_op`'s whole snapshot (descriptor caches,
+/// CPL, LDTR, TR, V86). `pm` runs these with that small snapshot (`class`
+/// is [`classify`]'s answer for the same bytes).
+///
+/// A whitelist of general-purpose instructions: ALU, moves without a
+/// segment, control or debug register, stack ops, near branches, calls and
+/// returns, string ops that touch no port, bit ops, conversions. Everything
+/// else (segment loads, far transfers, INT/IRET, IF and IOPL-sensitive
+/// instructions, ports, descriptor-table and system instructions, x87, SSE,
+/// the undecodable) keeps the full snapshot.
+pub fn pm_light<B>(ins: &Instruction, op: &Op<B>, class: u16) -> bool {
+    if class & (INVALID | X87 | HOSTCALL | IO | IFCHG | SHADOW) != 0 || op.x87.is_some() {
+        return false;
+    }
+    if matches!(op.dst, Opnd::Sreg(_)) || matches!(op.src, Opnd::Sreg(_)) {
+        return false;
+    }
+    if ins.is_jmp_far()
+        || ins.is_jmp_far_indirect()
+        || ins.is_call_far()
+        || ins.is_call_far_indirect()
+    {
+        return false;
+    }
+    for i in 0..ins.op_count() {
+        if ins.op_kind(i) == OpKind::Register {
+            let r = ins.op_register(i);
+            if r.is_segment_register() || r.is_cr() || r.is_dr() || r.is_tr() || !r.is_gpr() {
+                return false;
+            }
+        }
+    }
+    let m = ins.mnemonic();
+    if crate::cpu::flow::is_plain_alu(m) {
+        return true;
+    }
+    match ins.flow_control() {
+        FlowControl::ConditionalBranch => return true,
+        FlowControl::UnconditionalBranch | FlowControl::IndirectBranch => return m == M::Jmp,
+        FlowControl::Call | FlowControl::IndirectCall => return m == M::Call,
+        FlowControl::Return => return m == M::Ret,
+        FlowControl::Next => {}
+        _ => return false,
+    }
+    if ins.condition_code() != iced_x86::ConditionCode::None {
+        // SETcc, CMOVcc.
+        return true;
+    }
+    // Not in `is_plain_alu`: moves and exchanges, the stack, multiply and
+    // divide, the string ops (REP or not), bit scans and tests, the flag
+    // ops, BCD adjustments.
+    matches!(
+        m,
+        M::Mov | M::Xchg | M::Xadd | M::Cmpxchg | M::Bswap | M::Xlatb | M::Cmp | M::Test
+    ) || matches!(
+        m,
+        M::Push | M::Pop | M::Pusha | M::Pushad | M::Popa | M::Popad | M::Enter | M::Leave
+    ) || matches!(
+        m,
+        M::Mul | M::Imul | M::Div | M::Idiv | M::Shld | M::Shrd | M::Cdq | M::Bound
+    ) || matches!(
+        m,
+        M::Movsb
+            | M::Movsw
+            | M::Movsd
+            | M::Stosb
+            | M::Stosw
+            | M::Stosd
+            | M::Lodsb
+            | M::Lodsw
+            | M::Lodsd
+            | M::Cmpsb
+            | M::Cmpsw
+            | M::Cmpsd
+            | M::Scasb
+            | M::Scasw
+            | M::Scasd
+    ) || matches!(
+        m,
+        M::Bsf | M::Bsr | M::Bt | M::Bts | M::Btr | M::Btc | M::Nop
+    ) || matches!(
+        m,
+        M::Sahf | M::Lahf | M::Clc | M::Stc | M::Cmc | M::Cld | M::Std
+    ) || matches!(m, M::Daa | M::Das | M::Aaa | M::Aas | M::Aam | M::Aad)
+}

@@ -26,6 +26,7 @@ pub mod engine;
 pub mod flat;
 pub mod harness;
 pub mod kinds;
+pub mod pm;
 mod run;
 pub mod smc;
 pub mod spin;
@@ -35,7 +36,7 @@ pub use engine::{Engine, EngineExit, L0};
 pub use flat::FlatBus;
 
 use crate::bus::EngineBus;
-use crate::cpu::Cpu;
+use crate::cpu::{self, Cpu};
 use block::{Block, Compiled, NONE};
 use smc::{CodeBits, Smc};
 use std::collections::HashMap;
@@ -67,9 +68,16 @@ pub struct Counters {
     /// one instruction, then the session looks) and the instruction could
     /// not come from the block cache (TF set, or nothing to cache there).
     pub uncached_shadow: u64,
-    /// ... because the CPU is in protected or V86 mode or runs 32-bit code
-    /// (blocks are real-mode code: keyed by CS base and IP, decoded 16-bit).
+    /// ... because protected-mode or V86 code cannot come from a `pm`
+    /// block there (its fetch window leaves the page or wraps, passes the
+    /// CS limit, or the fetch faults), or real-mode code runs 32-bit.
     pub uncached_protected: u64,
+    /// Protected-mode and V86 blocks compiled (`pm`; in `blocks_compiled`
+    /// too), the dispatches run from them, and the entries that translated
+    /// a block's page again (the translation cache had been dropped).
+    pub pm_blocks: u64,
+    pub pm_dispatches: u64,
+    pub pm_retranslated: u64,
     /// Runs entered inside an interrupt shadow (one instruction each,
     /// cached or not).
     pub shadow_steps: u64,
@@ -216,6 +224,9 @@ pub struct L1<B> {
     device_live: Vec<u32>,
     /// Set at a `HostCall` exit: the bus's unlogged-write generation then.
     host_gen: Option<Option<u64>>,
+    /// Protected-mode and V86 blocks (`pm`; their ids carry `pm::PM_ID` in
+    /// the SMC index).
+    pub(crate) pm: pm::PmCache<B>,
 }
 
 impl<B: EngineBus> Default for L1<B> {
@@ -230,7 +241,7 @@ impl<B: EngineBus> L1<B> {
     }
 
     pub fn with_config(config: Config) -> L1<B> {
-        let mut smc = Smc::new();
+        let mut smc = Smc::with_limit(smc::PHYS_LIMIT);
         smc.volatile_hits = config.volatile_hits;
         L1 {
             blocks: Vec::new(),
@@ -239,13 +250,14 @@ impl<B: EngineBus> L1<B> {
             map: HashMap::default(),
             dm: vec![(u64::MAX, NONE); 1 << DM_BITS],
             smc,
-            code: CodeBits::new(),
+            code: CodeBits::with_limit(smc::PHYS_LIMIT),
             scratch: Vec::new(),
             counters: Counters::default(),
             epoch: 1,
             a20_seen: u32::MAX,
             device_live: Vec::new(),
             host_gen: None,
+            pm: pm::PmCache::default(),
             kinds: if config.direct_calls {
                 kinds::Kinds::new::<B>()
             } else {
@@ -306,6 +318,7 @@ impl<B: EngineBus> L1<B> {
         self.smc.clear();
         self.code.clear_all();
         self.device_live.clear();
+        self.pm.clear();
         self.counters.flushes += 1;
     }
 
@@ -351,6 +364,17 @@ impl<B: EngineBus> L1<B> {
             tb.dev_watch = !self.device_live.is_empty();
             let exit = if cpu.shadow {
                 self.single_step(cpu, &mut tb)
+            } else if cpu.pmode && !cpu.flat_user {
+                // Protected-mode and V86 code: its own blocks, run through
+                // the paging adapter (which holds the translation cache for
+                // the run).
+                let tlb = std::mem::take(&mut cpu.tlb);
+                let mut pb = cpu::paging::Paged::new(tb, tlb, cpu);
+                let exit = self.run_pm(cpu, &mut pb, stop_at);
+                let (t, tlb) = pb.into_parts();
+                cpu.tlb = tlb;
+                tb = t;
+                exit
             } else if !run::blocks_apply(cpu) {
                 self.run_uncached(cpu, &mut tb, stop_at)
             } else {
@@ -469,19 +493,38 @@ impl<B: EngineBus> L1<B> {
             .iter()
             .copied()
             .filter(|&id| {
-                let b = &self.blocks[id as usize];
-                b.valid && b.ranges.iter().any(|&(s, e)| s <= p && p < e)
+                let valid = if id & pm::PM_ID != 0 {
+                    self.pm.blocks[(id & !pm::PM_ID) as usize].valid
+                } else {
+                    self.blocks[id as usize].valid
+                };
+                valid
+                    && pm::ranges_in(&self.blocks, &self.pm.blocks, id)
+                        .iter()
+                        .any(|&(s, e)| s <= p && p < e)
             })
             .collect();
         let mut youngest = u64::MAX;
         for &id in &victims {
-            youngest = youngest.min(now.saturating_sub(self.blocks[id as usize].born));
+            let born = if id & pm::PM_ID != 0 {
+                self.pm.blocks[(id & !pm::PM_ID) as usize].born
+            } else {
+                self.blocks[id as usize].born
+            };
+            youngest = youngest.min(now.saturating_sub(born));
             self.retire(code, id);
         }
         (victims.len() as u64, youngest)
     }
 
     fn retire(&mut self, code: &mut CodeBits, id: u32) {
+        if id & pm::PM_ID != 0 {
+            let ranges = self.pm.remove(id & !pm::PM_ID);
+            let (blocks, pmb) = (&self.blocks, &self.pm.blocks);
+            self.smc
+                .remove(code, id, &ranges, |o| pm::ranges_in(blocks, pmb, o));
+            return;
+        }
         let b = &mut self.blocks[id as usize];
         b.valid = false;
         let ranges = std::mem::take(&mut b.ranges);
@@ -492,9 +535,9 @@ impl<B: EngineBus> L1<B> {
         }
         b.ops = Vec::new();
         b.link = [NONE, NONE];
-        let blocks = &self.blocks;
+        let (blocks, pmb) = (&self.blocks, &self.pm.blocks);
         self.smc
-            .remove(code, id, &ranges, |o| &blocks[o as usize].ranges);
+            .remove(code, id, &ranges, |o| pm::ranges_in(blocks, pmb, o));
         if self.map.get(&key) == Some(&id) {
             self.map.remove(&key);
         }
@@ -552,7 +595,7 @@ impl<B: EngineBus> L1<B> {
             self.config.max_ops,
             self.config.device_code,
         )?;
-        if self.live >= self.config.max_live {
+        if self.live + self.pm.live >= self.config.max_live {
             self.flush_inner();
             tb.code.clear_all();
             tb.clear_code_marks();

@@ -369,6 +369,16 @@ impl<B: EngineBus> L1<B> {
         tb: &mut Tracked<B>,
         why: Uncached,
     ) -> Option<EngineExit> {
+        self.count_uncached(why);
+        let if_before = cpu.flags.if_();
+        let mode_before = cpu.pmode;
+        let io_before = tb.io_ops;
+        let out = l0::step(cpu, tb);
+        self.settle(cpu, tb, out, if_before, io_before, mode_before)
+    }
+
+    /// Counts an uncached step by reason.
+    pub(super) fn count_uncached(&mut self, why: Uncached) {
         self.counters.uncached_steps += 1;
         *match why {
             Uncached::Volatile => &mut self.counters.uncached_volatile,
@@ -377,10 +387,20 @@ impl<B: EngineBus> L1<B> {
             Uncached::Shadow => &mut self.counters.uncached_shadow,
             Uncached::Protected => &mut self.counters.uncached_protected,
         } += 1;
-        let if_before = cpu.flags.if_();
-        let mode_before = cpu.pmode;
-        let io_before = tb.io_ops;
-        let out = l0::step(cpu, tb);
+    }
+
+    /// After an uncached step that ended in `out`: retires what it stored
+    /// into, and says whether the session must look (IF, shadow, ports, a
+    /// mode switch; `pm_before`: the CPU was in protected mode before).
+    pub(super) fn settle(
+        &mut self,
+        cpu: &Cpu,
+        tb: &mut Tracked<B>,
+        out: StepOutcome,
+        if_before: bool,
+        io_before: u64,
+        pm_before: bool,
+    ) -> Option<EngineExit> {
         self.process_hits(tb, cpu.clock);
         match out {
             StepOutcome::Ok => {
@@ -389,7 +409,7 @@ impl<B: EngineBus> L1<B> {
                 // sent U2.EXE back to the session 9M times in 20M dispatches
                 // while an IRQ waited with IF=0).
                 let io = tb.io_ops != io_before && tb.take_io_attention();
-                if io || cpu.shadow || (!if_before && cpu.flags.if_()) || cpu.pmode != mode_before {
+                if io || cpu.shadow || (!if_before && cpu.flags.if_()) || cpu.pmode != pm_before {
                     Some(EngineExit::Attention)
                 } else {
                     None
@@ -428,6 +448,9 @@ impl<B: EngineBus> L1<B> {
     fn shadow_step(&mut self, cpu: &mut Cpu, tb: &mut Tracked<B>) -> Option<EngineExit> {
         self.counters.shadow_steps += 1;
         if cpu.flags.tf() {
+            return self.uncached(cpu, tb, Uncached::Shadow);
+        }
+        if cpu.pmode {
             return self.uncached(cpu, tb, Uncached::Shadow);
         }
         if !blocks_apply(cpu) {

@@ -25,8 +25,12 @@
 //! counters; it must not decide what a block is or run anything.
 
 /// Physical addresses below this can hold real-mode code (FFFF:FFFF is
-/// 10FFEFh).
+/// 10FFEFh): the extent of [`CodeBits::new`] and [`Smc::new`].
 pub const CODE_LIMIT: u32 = 0x11_0000;
+/// Physical addresses below this can hold cached protected-mode or V86
+/// code (`l1::pm`): the DOS machine's 16 MiB of RAM. L1 keeps its bits and
+/// index this far ([`CodeBits::with_limit`], [`Smc::with_limit`]).
+pub const PHYS_LIMIT: u32 = 16 << 20;
 /// Block lists are kept per chunk of 2^CHUNK_SHIFT physical bytes.
 pub const CHUNK_SHIFT: u32 = 8;
 /// Guest stores into one code byte, each retiring a young block, before the
@@ -40,7 +44,7 @@ pub const YOUNG: u64 = 2048;
 /// Live blocks above which the whole cache is flushed.
 pub const MAX_LIVE_BLOCKS: usize = 16_384;
 
-/// One bit per physical byte below [`CODE_LIMIT`]: set when a live block was
+/// One bit per physical byte below a limit ([`CODE_LIMIT`] or [`PHYS_LIMIT`]): set when a live block was
 /// compiled from that byte.
 #[derive(Clone, Debug, Default)]
 pub struct CodeBits {
@@ -49,8 +53,13 @@ pub struct CodeBits {
 
 impl CodeBits {
     pub fn new() -> CodeBits {
+        CodeBits::with_limit(CODE_LIMIT)
+    }
+
+    /// Bits for the physical bytes below `limit`.
+    pub fn with_limit(limit: u32) -> CodeBits {
         CodeBits {
-            words: vec![0; (CODE_LIMIT / 64) as usize],
+            words: vec![0; (limit / 64) as usize],
         }
     }
 
@@ -121,9 +130,14 @@ impl Default for Smc {
 
 impl Smc {
     pub fn new() -> Smc {
+        Smc::with_limit(CODE_LIMIT)
+    }
+
+    /// The index for the physical bytes below `limit`.
+    pub fn with_limit(limit: u32) -> Smc {
         Smc {
-            chunks: vec![Vec::new(); (CODE_LIMIT >> CHUNK_SHIFT) as usize],
-            hits: vec![0; CODE_LIMIT as usize],
+            chunks: vec![Vec::new(); (limit >> CHUNK_SHIFT) as usize],
+            hits: vec![0; limit as usize],
             hit_chunks: Vec::new(),
             volatile_hits: VOLATILE_HITS,
         }
