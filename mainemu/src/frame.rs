@@ -6,7 +6,8 @@
 //! frames: XXH3-64 over width and height as little-endian u32, then the
 //! RGB bytes, so equal pictures hash equal on every host) and the file
 //! format. It must not compose the screen (desktop and gdi do) nor know
-//! about windows.
+//! about windows. (toyvm's `frame::Frame` is the same shape; mainemu does
+//! not depend on toyvm, so sharing it needs a small common crate.)
 
 use crate::desktop::Desktop;
 use std::io;

@@ -98,3 +98,30 @@ fn winemine_board_click_and_new_game() {
         "{seen:x?}"
     );
 }
+
+/// notepad opens with its menu bar and an empty edit control (frame A);
+/// typed text appears in the EDIT control, Backspace takes the '!' back,
+/// Enter starts a second line (frames B..E; the status bar follows the
+/// caret: "Ln 2, Col 9"); with no input left it waits in GetMessage and the
+/// run ends idle, not deadlocked.
+#[test]
+fn notepad_types_into_its_edit_control() {
+    let Some((ending, seen, last)) = both_arms(
+        "wine-8.0/notepad.exe",
+        "text Hello, mainemu! @ 1000000; key Back @ 2000000; key enter @ 2100000; text line two @ 2200000",
+        5_000_000,
+        250_000,
+    ) else {
+        return;
+    };
+    assert_eq!(ending, Ending::Idle);
+    const EMPTY: u64 = 0x0c8f_ac70_9d95_77c3;
+    const HELLO: u64 = 0x18e2_cea0_d71f_b91b;
+    assert_eq!(
+        changes(&seen),
+        vec![(250_000, EMPTY), (1_250_000, HELLO)],
+        "{seen:x?}"
+    );
+    // "Hello, mainemu" / "line two", caret after it, "Ln 2, Col 9".
+    assert_eq!(last.hash(), 0xb8db_9f57_c329_717c, "the last frame");
+}

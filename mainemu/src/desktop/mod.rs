@@ -248,6 +248,8 @@ pub struct Desktop {
     /// GetMessage blocked with nothing that could ever come (no timer, no
     /// scripted input left): if every thread waits, the run ends idle.
     pub waiting_for_input: bool,
+    /// EDIT controls' text, caret and selection, by window.
+    pub edits: BTreeMap<u32, crate::dll::edit::EditText>,
 }
 
 impl Desktop {
@@ -279,6 +281,7 @@ impl Desktop {
             registered: Vec::new(),
             sys_brushes: BTreeMap::new(),
             waiting_for_input: false,
+            edits: BTreeMap::new(),
         }
     }
 

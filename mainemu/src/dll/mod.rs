@@ -64,6 +64,7 @@ pub mod advapi32;
 pub mod comctl32;
 pub mod comdlg32;
 pub mod crt;
+pub mod edit;
 pub mod gdi32;
 pub mod gui_structs;
 pub mod kernel32;

@@ -295,12 +295,19 @@ fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
         "COMBOBOX",
         "SCROLLBAR",
         "#32770",
+        "MSCTLS_STATUSBAR32",
     ];
     let s = String::from_utf16_lossy(&up);
     if !known.contains(&s.as_str()) {
         return None;
     }
-    let proc_ = export_addr(env, "DefWindowProcW");
+    let proc_ = if s == "EDIT" {
+        super::edit::wndproc(env)
+    } else if s == "MSCTLS_STATUSBAR32" {
+        super::comctl32::status_wndproc(env)
+    } else {
+        export_addr(env, "DefWindowProcW")
+    };
     let d = desk(env);
     let atom = 0xC000 + d.classes.len() as u16;
     d.classes.push(Class {
@@ -606,7 +613,11 @@ fn activate(env: &mut Env, h: u32, then: Box<dyn FnOnce(&mut Env) -> Ret>) -> Re
 }
 
 /// SetFocus: WM_KILLFOCUS to the old focus, WM_SETFOCUS to the new one.
-fn set_focus(env: &mut Env, h: u32, then: impl FnOnce(&mut Env, u32) -> Ret + 'static) -> Ret {
+pub(crate) fn set_focus(
+    env: &mut Env,
+    h: u32,
+    then: impl FnOnce(&mut Env, u32) -> Ret + 'static,
+) -> Ret {
     let d = desk(env);
     let old = d.focus;
     if old == h {
@@ -655,7 +666,14 @@ fn destroy_window(env: &mut Env, h: u32) -> Ret {
 }
 
 /// DefWindowProc.
-fn def_window_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, wide: bool) -> Ret {
+pub(crate) fn def_window_proc(
+    env: &mut Env,
+    h: u32,
+    msg: u32,
+    wp: u32,
+    lp: u32,
+    wide: bool,
+) -> Ret {
     match msg {
         wm::NCCREATE => Ret::Value(1),
         wm::PAINT => {
@@ -776,7 +794,7 @@ fn sys_brush(env: &mut Env, b: u32) -> u32 {
 }
 
 /// A DC for a window's client area (or the whole window), clipped to what the screen shows.
-fn window_dc(env: &mut Env, h: u32, whole: bool, extra: Option<&Region>) -> u32 {
+pub(crate) fn window_dc(env: &mut Env, h: u32, whole: bool, extra: Option<&Region>) -> u32 {
     let d = desk(env);
     if h == 0 || h == DESKTOP_HWND {
         let r = d.screen_rect();
@@ -1193,7 +1211,15 @@ fn set_window_long(env: &mut Env, h: u32, i: i32, v: u32) -> u32 {
     old
 }
 
-fn set_window_pos(env: &mut Env, h: u32, x: i32, y: i32, cx: i32, cy: i32, flags: u32) -> Ret {
+pub(crate) fn set_window_pos(
+    env: &mut Env,
+    h: u32,
+    x: i32,
+    y: i32,
+    cx: i32,
+    cy: i32,
+    flags: u32,
+) -> Ret {
     let Some(w) = desk(env).win(h).cloned() else {
         return Ret::Value(0);
     };
@@ -1391,6 +1417,10 @@ crate::dll! { "user32.dll";
         show_window(env, h, cmd, Box::new(move |_| Ret::Value(was as u32)))
     }
     stdcall fn UpdateWindow(env, h: u32) -> Ret { update_window(env, h) }
+    // No modeless dialogs are modelled: nothing is a dialog message (the
+    // caller translates and dispatches it itself).
+    stdcall fn IsDialogMessageW(env, _dlg: u32, _msg: u32) -> bool { false }
+    stdcall fn IsDialogMessageA(env, _dlg: u32, _msg: u32) -> bool { false }
     stdcall fn GetMessageW(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { get_message(env, msg, h, min, max) }
     stdcall fn GetMessageA(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { get_message(env, msg, h, min, max) }
     stdcall fn PeekMessageW(env, msg: u32, h: u32, min: u32, max: u32, flags: u32) -> bool { peek_message(env, msg, h, min, max, flags) }
