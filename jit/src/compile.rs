@@ -110,6 +110,10 @@ pub fn check(p: &Program) -> Result<(), Decline> {
                 return Err(Decline::Op("x87"));
             }
         }
+        // One REP string element per execution: E1 runs these programs.
+        if let Term::Rep { .. } = b.term {
+            return Err(Decline::Op("rep"));
+        }
     }
     Ok(())
 }
@@ -1269,6 +1273,7 @@ impl<'a, M: MachineRuntime> Gen<'a, M> {
                 let r = self.c32(code::INDIRECT);
                 self.leave(r, ipv, site.unbill);
             }
+            Term::Rep { .. } => unreachable!("declined by check()"),
         }
     }
 

@@ -12,6 +12,7 @@
 
 use crate::exit::{Exit, ExitReason, Pending};
 use crate::flags::LazyFlags;
+use crate::ir::strsem::{self, ElemMem, ElemOpnd};
 use crate::ir::{code_key, sem, Addr, Op, Program, Reg, Site, Src, Term, Width};
 use crate::machine::{MachineRuntime, ServiceCtx, ServiceOutcome, StoreOutcome, X87Call, X87Mem};
 use std::collections::BTreeMap;
@@ -384,6 +385,62 @@ pub fn run_program<M: MachineRuntime>(
                 let c = sem::compare(op, w, st.src(a), st.src(bb));
                 b = if c { t.0 } else { f.0 } as usize;
             }
+            Term::Rep {
+                op,
+                w,
+                cond,
+                src,
+                dst,
+                count,
+                site,
+                t,
+                f,
+            } => {
+                if let Some(r) = pending.reason() {
+                    return exit(st, r, site);
+                }
+                if st.clock.saturating_add(1) > limit {
+                    return exit(st, ExitReason::Budget, site);
+                }
+                let n = st.rd(count);
+                if n == 0 {
+                    st.clock += 1;
+                    b = f.0 as usize;
+                    continue;
+                }
+                let opnd = |st: &RefState, a: &Addr| ElemOpnd {
+                    base: st.opt(a.seg),
+                    off: st.opt(a.base) & a.asize.mask(),
+                    limit: a.limit,
+                };
+                let (s, d) = (opnd(st, &src), opnd(st, &dst));
+                let acc = Term::rep_acc(w);
+                let mut mem = CheckedMem {
+                    m: &mut *m,
+                    now: st.clock,
+                };
+                let Ok(done) = strsem::element(op, w, s, d, st.rd(acc), &mut st.flags, &mut mem)
+                else {
+                    return exit(st, ExitReason::Fallback, site);
+                };
+                if let Some(v) = done.acc {
+                    st.wr(acc, v);
+                }
+                if done.hit_code && pending == Pending::None {
+                    pending = Pending::Smc;
+                }
+                let df = st.flags.df();
+                for (a, on) in [(src, op.reads_src()), (dst, op.uses_dst())] {
+                    if let (Some(v), true) = (a.base, on) {
+                        let x = &mut st.vregs[v.0 as usize];
+                        *x = strsem::step_index(*x, w, df, a.asize);
+                    }
+                }
+                st.wr(count, n.wrapping_sub(1));
+                st.clock += 1;
+                let go = strsem::again(cond, st.rd(count), &st.flags);
+                b = if go { t.0 } else { f.0 } as usize;
+            }
             Term::Exit { kind, site } => {
                 let r = pending.reason().unwrap_or(match kind {
                     crate::ir::ExitKind::Fallback => ExitReason::Fallback,
@@ -403,6 +460,25 @@ pub fn run_program<M: MachineRuntime>(
                 let e = exit(st, r, site);
                 return Exit { ip: ipv, ..e };
             }
+        }
+    }
+}
+
+/// The machine's checked path as a REP element sees it, at dispatch `now`.
+struct CheckedMem<'a, M> {
+    m: &'a mut M,
+    now: u64,
+}
+
+impl<M: MachineRuntime> ElemMem for CheckedMem<'_, M> {
+    fn read(&mut self, lin: u32, w: Width) -> Option<u32> {
+        self.m.read(lin, w, self.now).ok()
+    }
+    fn write(&mut self, lin: u32, w: Width, v: u32) -> Option<bool> {
+        match self.m.write(lin, w, v, self.now) {
+            StoreOutcome::Done => Some(false),
+            StoreOutcome::HitCode => Some(true),
+            StoreOutcome::Refused => None,
         }
     }
 }

@@ -233,49 +233,7 @@ fn splice<M: MachineModel>(
         });
         code.extend_from_slice(&p.code);
         for mut b in p.blocks.iter().cloned() {
-            b.term = match b.term {
-                Term::Jmp(t) => Term::Jmp(BlockId(t.0 + base)),
-                Term::BrCc { cc, t, f } => Term::BrCc {
-                    cc,
-                    t: BlockId(t.0 + base),
-                    f: BlockId(f.0 + base),
-                },
-                Term::BrCmp {
-                    op,
-                    w,
-                    a,
-                    b: bb,
-                    t,
-                    f,
-                } => Term::BrCmp {
-                    op,
-                    w,
-                    a,
-                    b: bb,
-                    t: BlockId(t.0 + base),
-                    f: BlockId(f.0 + base),
-                },
-                Term::BrArith {
-                    op,
-                    w,
-                    dst,
-                    a,
-                    b: bb,
-                    cc,
-                    t,
-                    f,
-                } => Term::BrArith {
-                    op,
-                    w,
-                    dst,
-                    a,
-                    b: bb,
-                    cc,
-                    t: BlockId(t.0 + base),
-                    f: BlockId(f.0 + base),
-                },
-                t => t,
-            };
+            b.term = b.term.map_targets(|t| BlockId(t.0 + base));
             blocks.push(b);
         }
         if at != ip {

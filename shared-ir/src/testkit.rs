@@ -751,6 +751,60 @@ fn gen_leave(r: &mut Rng, opts: &GenOptions) -> Term {
     }
 }
 
+/// A random [`Term::Rep`] at block `t` (looping on itself) that ends at
+/// `f`, with ops that set its count and index registers to interesting
+/// values (small counts, 16- and 32-bit wraps): every string op and
+/// condition, both address sizes, CX or ECX, limits that pass and fail.
+pub fn gen_rep(r: &mut Rng, t: BlockId, f: BlockId) -> (Vec<Op>, Term) {
+    let op = r.pick(&StrOp::ALL);
+    let cond = if op.compares() {
+        r.pick(&RepCond::ALL)
+    } else {
+        RepCond::Rep
+    };
+    let asize = r.pick(&[AddrSize::A16, AddrSize::A32]);
+    let count = r.pick(&[Reg::w(1), Reg::d(1)]);
+    let limit = r.pick(&[0xFFFF, 0xFFFF, 0xFFFF_FFFF, 0x10_0000, 0x20]);
+    let addr = |seg: u16, base: u16| Addr {
+        seg: Some(VReg(seg)),
+        base: Some(VReg(base)),
+        index: None,
+        scale: 0,
+        disp: 0,
+        asize,
+        limit,
+    };
+    let mut setup = Vec::new();
+    if r.chance(3, 4) {
+        let n = r.pick(&[0, 1, 2, 5, 17, 0x1_0003]);
+        setup.push(Op::Mov {
+            dst: Reg::d(1),
+            src: Src::Imm(n | r.pick(&[0, 0x7_0000, 0xFFFF_0000])),
+        });
+    }
+    for v in [6, 7] {
+        if r.chance(1, 2) {
+            let x = r.pick(&[0xFFFE, 0xFFFF, 0x1_FFFE, 0x10, 0xFFFF_FFFE, 0x100]);
+            setup.push(Op::Mov {
+                dst: Reg::d(v),
+                src: Src::Imm(x),
+            });
+        }
+    }
+    let term = Term::Rep {
+        op,
+        w: gen_width(r),
+        cond,
+        src: addr(14 + r.pick(&[3, 0, 2]), 6),
+        dst: addr(14, 7),
+        count,
+        site: Site::new(0x140, 0),
+        t,
+        f,
+    };
+    (setup, term)
+}
+
 /// A random well-formed program (it passes the verifier).
 pub fn gen_program(r: &mut Rng, key: u64, opts: &GenOptions) -> Program {
     let billed = 1 + r.below(4) as u32;
@@ -813,7 +867,24 @@ pub fn gen_program(r: &mut Rng, key: u64, opts: &GenOptions) -> Program {
         for _ in 0..nbody {
             entry.push(gen_op(r, billed));
         }
-        if r.chance(1, 2) {
+        if r.chance(1, 4) {
+            // A REP string element looping on itself, then a leave.
+            let (setup, rep) = gen_rep(r, BlockId(1), BlockId(2));
+            entry.extend(setup);
+            blocks.push(Block {
+                ops: entry,
+                term: Term::Jmp(BlockId(1)),
+            });
+            blocks.push(Block {
+                ops: vec![],
+                term: rep,
+            });
+            let t = gen_leave(r, opts);
+            blocks.push(Block {
+                ops: vec![],
+                term: t,
+            });
+        } else if r.chance(1, 2) {
             let cc = r.below(16) as u8;
             let term = if r.chance(1, 3) {
                 // A compare-and-branch (flag forwarding's fused form).

@@ -497,3 +497,187 @@ b0:
     assert_eq!(r.vregs[EAX], 0xABCD_0000 | (*state as u16 as u32));
     assert_eq!(m.fpu, *state);
 }
+
+const ESI: usize = 6;
+
+/// A REP block's text: `rep.OP.COND.W SRC, DST, COUNT @site, bT, bF`.
+fn rep_prog(body: &str) -> shared_ir::ir::Program {
+    let p = parse(body);
+    let again = parse(&print_program(&p));
+    assert_eq!(again, p, "text round trip");
+    p
+}
+
+#[test]
+fn rep_stos_a16_wraps_di_at_64k_keeps_the_upper_bits_and_bills_one_per_element() {
+    let p = rep_prog(
+        "program model=real16 key=0x10 guest=20
+b0:
+  clock.check 1 @0x100/0
+  jmp b1
+b1:
+  rep.stos.rep.16 [ds_base: esi] a16 lim=0xffff, [es_base: edi] a16 lim=0xffff, ecx.w @0x101/0, b1, b2
+b2:
+  exit stop @0x103/0
+",
+    );
+    let (r, m) = run_both(
+        &p,
+        &regs(&[
+            (EAX, 0x5566_BEEF),
+            (ECX, 0xAAAA_0003),
+            (EDI, 0x1234_FFFE),
+            (ES_BASE, 0x2_0000),
+        ]),
+        LazyFlags::default(),
+        0,
+        100,
+    );
+    assert_eq!(
+        r.exit,
+        Exit {
+            reason: ExitReason::Stop,
+            ip: 0x103
+        }
+    );
+    assert_eq!(r.clock, 4, "the MOV's dispatch and one per element");
+    assert_eq!(r.vregs[ECX], 0xAAAA_0000);
+    assert_eq!(
+        r.vregs[EDI], 0x1234_0004,
+        "DI wrapped at 64 KiB, bits 16..31 kept"
+    );
+    for off in [0x2_FFFEusize, 0x2_0000, 0x2_0002] {
+        assert_eq!(&m.ram[off..off + 2], &[0xEF, 0xBE], "word at {off:#x}");
+    }
+    // A budget in the middle stops between elements, at the REP's IP.
+    let (r, _) = run_both(
+        &p,
+        &regs(&[(ECX, 3), (EDI, 0xFFFE), (ES_BASE, 0x2_0000)]),
+        LazyFlags::default(),
+        0,
+        2,
+    );
+    assert_eq!(
+        r.exit,
+        Exit {
+            reason: ExitReason::Budget,
+            ip: 0x101
+        }
+    );
+    assert_eq!((r.clock, r.vregs[ECX], r.vregs[EDI]), (2, 2, 0));
+}
+
+#[test]
+fn rep_a32_counts_ecx_steps_32_bits_and_a_zero_count_costs_one() {
+    let text = |cnt: &str| {
+        format!(
+            "program model=real16 key=0x10 guest=20
+b0:
+  clock.check 1 @0x100/0
+  jmp b1
+b1:
+  rep.movs.rep.8 [ds_base: esi] a32 lim=0xffffffff, [es_base: edi] a32 lim=0xffffffff, {cnt} @0x101/0, b1, b2
+b2:
+  exit stop @0x104/0
+"
+        )
+    };
+    let p = rep_prog(&text("ecx"));
+    let start = regs(&[
+        (ECX, 0x0001_0002),
+        (ESI, 0x0000_FFFF),
+        (EDI, 0x0001_FFFF),
+        (DS_BASE, 0x1000),
+        (ES_BASE, 0x1000),
+    ]);
+    // 65,538 elements: the budget stops it after 5, with no 64 KiB wrap.
+    let (r, _) = run_both(&p, &start, LazyFlags::default(), 0, 6);
+    assert_eq!(
+        r.exit,
+        Exit {
+            reason: ExitReason::Budget,
+            ip: 0x101
+        }
+    );
+    assert_eq!(r.clock, 6);
+    assert_eq!(r.vregs[ECX], 0x0001_0002 - 5);
+    assert_eq!(r.vregs[ESI], 0x0001_0004);
+    assert_eq!(r.vregs[EDI], 0x0002_0004);
+    // DF set: steps down.
+    let (r, _) = run_both(&p, &start, LazyFlags::from_bits(shared_ir::flags::DF), 0, 3);
+    assert_eq!(r.vregs[ESI], 0x0000_FFFD);
+    // The same REP counting CX: CX is 2, two elements, ECX's upper half kept.
+    let p = rep_prog(&text("ecx.w"));
+    let (r, _) = run_both(&p, &start, LazyFlags::default(), 0, 100);
+    assert_eq!(
+        r.exit,
+        Exit {
+            reason: ExitReason::Stop,
+            ip: 0x104
+        }
+    );
+    assert_eq!((r.clock, r.vregs[ECX]), (3, 0x0001_0000));
+    // CX zero: one dispatch, nothing else.
+    let (r, _) = run_both(
+        &p,
+        &regs(&[(ECX, 0x0007_0000)]),
+        LazyFlags::default(),
+        0,
+        100,
+    );
+    assert_eq!((r.clock, r.vregs[ECX], r.vregs[EDI]), (2, 0x0007_0000, 0));
+    // Past the limit: the element exits to a finer tier, nothing billed.
+    let lim = text("ecx").replace("lim=0xffffffff, [es", "lim=0xfffe, [es");
+    let (r, _) = run_both(&parse(&lim), &start, LazyFlags::default(), 0, 100);
+    assert_eq!(
+        r.exit,
+        Exit {
+            reason: ExitReason::Fallback,
+            ip: 0x101
+        }
+    );
+    assert_eq!((r.clock, r.vregs[ECX]), (1, 0x0001_0002));
+}
+
+#[test]
+fn repne_scas_stops_on_the_match_after_rep_stos_cleared_the_buffer() {
+    let p = rep_prog(
+        "program model=real16 key=0x10 guest=20
+b0:
+  clock.check 1 @0x100/0
+  mov ecx.w, 0x8
+  jmp b1
+b1:
+  rep.stos.rep.8 [ds_base: esi] a16 lim=0xffff, [es_base: edi] a16 lim=0xffff, ecx.w @0x101/0, b1, b2
+b2:
+  clock.check 1 @0x102/0
+  st.8 [es_base: 0x5] a16 lim=0xffff fast, 0x55 @0x102/1
+  mov ecx.w, 0x8
+  mov edi, 0x0
+  mov eax.b, 0x55
+  jmp b3
+b3:
+  rep.scas.repne.8 [ds_base: esi] a16 lim=0xffff, [es_base: edi] a16 lim=0xffff, ecx.w @0x103/0, b3, b4
+b4:
+  exit stop @0x104/0
+",
+    );
+    let (r, m) = run_both(
+        &p,
+        &regs(&[(ES_BASE, 0x3_0000)]),
+        LazyFlags::default(),
+        0,
+        100,
+    );
+    assert_eq!(&m.ram[0x3_0000..0x3_0008], &[0, 0, 0, 0, 0, 0x55, 0, 0]);
+    assert_eq!(
+        r.exit,
+        Exit {
+            reason: ExitReason::Stop,
+            ip: 0x104
+        }
+    );
+    assert_eq!((r.vregs[EDI], r.vregs[ECX]), (6, 2));
+    assert_eq!(r.flags & ZF, ZF);
+    assert_eq!(r.clock, 1 + 8 + 1 + 6);
+}

@@ -138,6 +138,13 @@ fn case_table_keeps_its_meaning() {
             &[0x03, 0x44, 0x04, 0x46, 0x49, 0x75, 0xF9],
         ),
         ("rep stosw; loop $-2", &[0xF3, 0xAB, 0xE2, 0xFC]),
+        // REP string elements (`Term::Rep`): 32-bit addressing counts ECX.
+        ("inc ax; rep movsb", &[0x40, 0xF3, 0xA4]),
+        ("a32 rep movsw", &[0x67, 0xF3, 0xA5]),
+        ("a32 rep stosd", &[0x66, 0x67, 0xF3, 0xAB]),
+        ("repe cmpsb", &[0xF3, 0xA6]),
+        ("repne scasw", &[0xF2, 0xAF]),
+        ("rep lodsb", &[0xF3, 0xAC]),
         ("xchg [bx],ax; leave; ret", &[0x87, 0x07, 0xC9, 0xC3]),
     ];
     for (name, bytes) in CASES {

@@ -84,16 +84,17 @@ fn ldpast_leaves_pop_sp_and_readers_alone() {
 #[test]
 fn guards_drops_the_movsb_probe_and_keeps_the_movsw_one() {
     let chk = |p: &Program| count(p, |o| matches!(o, Op::Check { .. }));
-    // rep movsb: chk.8 [es:di] a16 lim=0xffff can never fail.
-    let b = lower(&[0xF3, 0xA4]);
+    // movsb: chk.8 [es:di] a16 lim=0xffff can never fail (REP MOVSB is a
+    // `Term::Rep`, with no probe op to drop).
+    let b = lower(&[0xA4]);
     assert_eq!(chk(&b), 1, "{b}");
     let qb = opt(&b, "guards");
     assert_eq!(chk(&qb), 0, "{qb}");
     assert_eq!(b.uop_count() - qb.uop_count(), 1);
     same_meaning(&b, &qb, &[]);
     same_meaning(&b, &qb, &[(7, 0xFFFF), (1, 3)]);
-    // rep movsw: chk.16 fails at DI = 0xFFFF; it stays.
-    let w = lower(&[0xF3, 0xA5]);
+    // movsw: chk.16 fails at DI = 0xFFFF; it stays.
+    let w = lower(&[0xA5]);
     assert_eq!(opt(&w, "guards"), w);
     // les bx,[si]: the far pointer's 32-bit probe fails at SI >= 0xFFFD.
     let i = lower(&[0xC4, 0x1C]);

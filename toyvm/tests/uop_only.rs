@@ -279,3 +279,39 @@ fn cr0_em_takes_x87_out_of_the_engine() {
     };
     assert_eq!(stop.ip, 0x117, "stopped at the FADD after CR0.EM: {stop:?}");
 }
+
+/// REP string elements (`Term::Rep`, one element per execution) with both
+/// address sizes: a 16-bit REP counts CX and leaves ECX's upper half, a
+/// 67h REP counts ECX and steps ESI/EDI by 32 bits; REPE CMPSB and REPNE
+/// SCASB end on ZF. Lockstep with `l1` at every dispatch (so every budget
+/// stop between elements), and the program's own result: REPNE SCASB
+/// finds the zero after the three bytes REP STOSB wrote, with CL = 12.
+#[test]
+fn rep_strings_with_cx_and_ecx_counts_agree_at_every_dispatch() {
+    let code: &[u8] = &[
+        0x66, 0x31, 0xFF, // xor edi, edi
+        0x66, 0x31, 0xF6, // xor esi, esi
+        0x66, 0xB9, 0x03, 0x00, 0x01, 0x00, // mov ecx, 10003h
+        0xBF, 0x00, 0x80, // mov di, 8000h
+        0xB0, 0xAA, // mov al, 0AAh
+        0xF3, 0xAA, // rep stosb (CX = 3: ECX ends 10000h)
+        0x66, 0xB9, 0x05, 0x00, 0x00, 0x00, // mov ecx, 5
+        0xBE, 0x00, 0x80, // mov si, 8000h
+        0xBF, 0x00, 0x90, // mov di, 9000h
+        0x67, 0xF3, 0xA4, // rep movsb, 32-bit addressing (ECX)
+        0xB9, 0x08, 0x00, // mov cx, 8
+        0xBE, 0x00, 0x80, // mov si, 8000h
+        0xBF, 0x00, 0x90, // mov di, 9000h
+        0xF3, 0xA6, // repe cmpsb
+        0xB0, 0x00, // mov al, 0
+        0xB9, 0x10, 0x00, // mov cx, 16
+        0xBF, 0x00, 0x80, // mov di, 8000h
+        0xF2, 0xAE, // repne scasb
+        0x88, 0xC8, // mov al, cl
+        0xB4, 0x4C, // mov ah, 4Ch
+        0xCD, 0x21, // int 21h
+    ];
+    let p = com("repstr", code);
+    let (end, _, _) = lockstep(&p, 200_000, 1);
+    assert_eq!(end, End::Exited { code: 12 });
+}

@@ -523,7 +523,10 @@ fn layout(p: &Program) -> Vec<BlockId> {
             order.push(BlockId(b as u32));
             let next = match p.blocks[b].term {
                 Term::Jmp(t) => Some(t),
-                Term::BrCc { f, .. } | Term::BrCmp { f, .. } | Term::BrArith { f, .. } => Some(f),
+                Term::BrCc { f, .. }
+                | Term::BrCmp { f, .. }
+                | Term::BrArith { f, .. }
+                | Term::Rep { f, .. } => Some(f),
                 _ => None,
             };
             match next {
@@ -564,6 +567,9 @@ pub fn encode_program(p: &Program) -> Result<Encoded, EncodeError> {
             }
         };
         let adjusted = block.term.succs().any(|s| edge(s).1 != 0);
+        if adjusted && matches!(block.term, Term::Rep { .. }) {
+            return Err(EncodeError("a rep with clock-adjusted edges".into()));
+        }
         if adjusted {
             match block.term {
                 Term::Jmp(t) => {
@@ -712,6 +718,31 @@ pub fn encode_program(p: &Program) -> Result<Encoded, EncodeError> {
                     },
                     site,
                 );
+            }
+            Term::Rep {
+                op: so,
+                w,
+                cond,
+                src,
+                dst,
+                count,
+                site,
+                t,
+                f,
+            } => {
+                e.opcode(op::REP);
+                let a32 = (src.asize == crate::ir::AddrSize::A32) as u32;
+                e.raw((3 * so as u32 + wi(w)) | (cond as u32) << 4 | a32 << 6);
+                e.dst(Term::rep_acc(w));
+                for a in [src, dst] {
+                    e.opt_vreg(a.seg, 0);
+                    e.opt_vreg(a.base, 0);
+                    e.raw(a.limit);
+                }
+                e.dst(count);
+                e.site(site);
+                e.target(t);
+                e.target(f);
             }
             Term::Link { key, site } => {
                 e.opcode(op::LINK);

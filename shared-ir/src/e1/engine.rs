@@ -27,7 +27,8 @@ use super::arena::{E1Arena, LinkSlot, ProgId, LOOKUP_ENTRIES};
 use super::{op, MEM_ALLOC, MEM_MASK, VREG_MASK};
 use crate::exit::{Exit, ExitReason};
 use crate::flags::{FlagKind, LazyFlags, Width};
-use crate::ir::{code_key, sem, ArithOp, Helper, ShiftOp};
+use crate::ir::strsem::{self, ElemMem, ElemOpnd};
+use crate::ir::{code_key, sem, AddrSize, ArithOp, Helper, RepCond, ShiftOp, StrOp};
 use crate::machine::{
     MachineRuntime, Refused, ServiceCtx, ServiceOutcome, StoreOutcome, X87Call, X87Done, X87Mem,
 };
@@ -114,6 +115,97 @@ fn x87_call<M: MachineRuntime>(m: &mut M, c: X87Call<'_>, now: u64) -> Result<X8
 fn shift_slow(kind: u32, a: u32, c: u32, fl: &mut LazyFlags) -> u32 {
     let op = SHIFT_OPS[(kind / 3) as usize % 7];
     sem::shift(op, width_of(kind % 3), a, c, fl)
+}
+
+/// Reads operand word `o` through its lane (zero-extended).
+#[inline(always)]
+fn lane_read(mem: &[u32; MEM_ALLOC], o: u32) -> u32 {
+    let l = ((o >> 24) & 3) as usize;
+    (mem[(o as usize) & MEM_MASK] >> LSHIFT[l]) & LMASK[l]
+}
+
+/// Writes `v` through destination operand word `o`'s lane.
+#[inline(always)]
+fn lane_write(mem: &mut [u32; MEM_ALLOC], o: u32, v: u32) {
+    let l = ((o >> 24) & 3) as usize;
+    let d = (o as usize) & VREG_MASK;
+    mem[d] = (mem[d] & KEEP[l]) | ((v & LMASK[l]) << LSHIFT[l]);
+}
+
+/// The machine as a REP element sees it: the page view first, then the
+/// checked path at dispatch `now` (the LD / ST ops' order).
+struct PagedMem<'a, M> {
+    m: &'a mut M,
+    now: u64,
+}
+
+impl<M: MachineRuntime> ElemMem for PagedMem<'_, M> {
+    fn read(&mut self, lin: u32, w: Width) -> Option<u32> {
+        match self.m.fast_mem().read(lin, w, M::PAGE_SHIFT) {
+            Some(v) => Some(v),
+            None => slow_read(self.m, lin, w, self.now).ok(),
+        }
+    }
+    fn write(&mut self, lin: u32, w: Width, v: u32) -> Option<bool> {
+        if self.m.fast_mem().write(lin, w, v, M::PAGE_SHIFT) {
+            return Some(false);
+        }
+        match slow_write(self.m, lin, w, v, self.now) {
+            StoreOutcome::Done => Some(false),
+            StoreOutcome::HitCode => Some(true),
+            StoreOutcome::Refused => None,
+        }
+    }
+}
+
+/// The REP op at `pc` with a nonzero count: the element (`strsem`), the
+/// index steps, the count. `Some((hit_code, again))`, or `None` when the
+/// element refused (nothing written). Out of line: the engine's hot arms
+/// stay small.
+#[inline(never)]
+fn rep_element<M: MachineRuntime>(
+    m: &mut M,
+    mem: &mut [u32; MEM_ALLOC],
+    fl: &mut LazyFlags,
+    pc: usize,
+    now: u64,
+) -> Option<(bool, bool)> {
+    let word = |k: usize| mem[(pc + k) & MEM_MASK];
+    let kind = word(1);
+    let op = StrOp::ALL[((kind & 15) / 3) as usize % 5];
+    let w = width_of((kind & 15) % 3);
+    let cond = RepCond::ALL[((kind >> 4) & 3) as usize % 3];
+    let asize = if kind & 64 != 0 {
+        AddrSize::A32
+    } else {
+        AddrSize::A16
+    };
+    let (acc_o, sbase_o, dbase_o, count_o) = (word(2), word(4), word(7), word(9));
+    let opnd = |k: usize| ElemOpnd {
+        base: mem[(word(k) as usize) & MEM_MASK],
+        off: mem[(word(k + 1) as usize) & MEM_MASK] & asize.mask(),
+        limit: word(k + 2),
+    };
+    let (src, dst) = (opnd(3), opnd(6));
+    let acc = lane_read(mem, acc_o);
+    let mut pm = PagedMem { m, now };
+    let done = strsem::element(op, w, src, dst, acc, fl, &mut pm).ok()?;
+    if let Some(v) = done.acc {
+        lane_write(mem, acc_o, v);
+    }
+    let df = fl.df();
+    for (o, on) in [(sbase_o, op.reads_src()), (dbase_o, op.uses_dst())] {
+        if on {
+            let r = (o as usize) & VREG_MASK;
+            mem[r] = strsem::step_index(mem[r], w, df, asize);
+        }
+    }
+    let n = lane_read(mem, count_o).wrapping_sub(1);
+    lane_write(mem, count_o, n);
+    Some((
+        done.hit_code,
+        strsem::again(cond, lane_read(mem, count_o), fl),
+    ))
 }
 
 /// Runs from program `entry` until an exit. `limit` is the clock value the
@@ -740,6 +832,30 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                 let n = w!(2);
                 wrl!(1, if fl.df() { n.wrapping_neg() } else { n });
                 pc += const { op::words(op::STRSTEP) };
+            }
+            op::REP => {
+                // One element of a REP string instruction (`Term::Rep`).
+                let site = w!(10);
+                if pending != 0 {
+                    leave!(owed!(), site);
+                }
+                if left < 1 {
+                    leave!(ExitReason::Budget, site);
+                }
+                if rdl!(9) == 0 {
+                    left -= 1;
+                    pc = w!(12) as usize;
+                    continue;
+                }
+                let now = now!(site);
+                let Some((hit, go)) = rep_element(m, mem, &mut fl, pc, now) else {
+                    leave!(ExitReason::Fallback, site);
+                };
+                if hit && pending == 0 {
+                    pending = 1;
+                }
+                left -= 1;
+                pc = w!(if go { 11 } else { 12 }) as usize;
             }
             op::STOPIF => {
                 if rdl!(1) != 0 && pending == 0 {

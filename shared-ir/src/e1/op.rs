@@ -39,11 +39,13 @@ pub enum Class {
     Helper,
     /// Ports, services, stop requests.
     Machine,
+    /// One REP string element (REP).
+    String,
 }
 
 impl Class {
     /// Every class, in the census's print order.
-    pub const ALL: [Class; 12] = [
+    pub const ALL: [Class; 13] = [
         Class::Move,
         Class::Alu,
         Class::Arith,
@@ -56,6 +58,7 @@ impl Class {
         Class::Exit,
         Class::Helper,
         Class::Machine,
+        Class::String,
     ];
 
     /// The name the census prints.
@@ -73,6 +76,7 @@ impl Class {
             Class::Exit => "exit",
             Class::Helper => "helper",
             Class::Machine => "machine",
+            Class::String => "string",
         }
     }
 }
@@ -212,6 +216,7 @@ ops! {
     ARITHBRA 10 Branch "kind d a b cc t adj_t f adj_f";
     BRCMPA 10 Branch "cmp a b mask xorbit t adj_t f adj_f (cmp 0..3 = EQ NE LT LE)";
     DIVERT 1 Exit "(none): the program runs elsewhere (jit); exit Divert";
+    REP 13 String "kind acc sseg sbase slim dseg dbase dlim count site t f: one REP string element (kind = 3*strop + width | cond << 4 | a32 << 6; limits raw)";
 }
 
 /// Pure ALU `[op d a b]`: `ALU_BASE + 3*kind + width` (width 0: 8, 1: 16,

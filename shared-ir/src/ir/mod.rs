@@ -24,6 +24,7 @@
 pub mod parse;
 pub mod print;
 pub mod sem;
+pub mod strsem;
 pub mod verify;
 
 pub use crate::flags::{FlagKind, Width};
@@ -56,6 +57,15 @@ pub enum Lane {
 }
 
 impl Lane {
+    /// The low lane of width `w` (`.b`, `.w`, D).
+    #[inline(always)]
+    pub const fn for_width(w: Width) -> Lane {
+        match w {
+            Width::W8 => Lane::B,
+            Width::W16 => Lane::W,
+            Width::W32 => Lane::D,
+        }
+    }
     /// Position of the lane's lowest bit.
     #[inline(always)]
     pub const fn shift(self) -> u32 {
@@ -269,6 +279,73 @@ pub enum CmpOp {
     Les,
     Gts,
     Ges,
+}
+
+/// The string instruction a [`Term::Rep`] repeats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StrOp {
+    /// `[dst] <- [src]`: probes the destination, loads, stores.
+    Movs,
+    /// `[dst] <- acc`.
+    Stos,
+    /// `acc <- [src]`.
+    Lods,
+    /// Flags of `[src] - [dst]`: probes the destination, loads both.
+    Cmps,
+    /// Flags of `acc - [dst]`.
+    Scas,
+}
+
+impl StrOp {
+    pub const ALL: [StrOp; 5] = [
+        StrOp::Movs,
+        StrOp::Stos,
+        StrOp::Lods,
+        StrOp::Cmps,
+        StrOp::Scas,
+    ];
+    /// The text form's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            StrOp::Movs => "movs",
+            StrOp::Stos => "stos",
+            StrOp::Lods => "lods",
+            StrOp::Cmps => "cmps",
+            StrOp::Scas => "scas",
+        }
+    }
+    /// Reads the source operand (`[src]`).
+    pub const fn reads_src(self) -> bool {
+        matches!(self, StrOp::Movs | StrOp::Lods | StrOp::Cmps)
+    }
+    /// Touches the destination operand (`[dst]`).
+    pub const fn uses_dst(self) -> bool {
+        !matches!(self, StrOp::Lods)
+    }
+    /// Compares (writes the flag record; REPE/REPNE apply).
+    pub const fn compares(self) -> bool {
+        matches!(self, StrOp::Cmps | StrOp::Scas)
+    }
+}
+
+/// When a [`Term::Rep`] loop goes on after an element whose count did not
+/// reach zero: always (REP), while ZF (REPE), while not ZF (REPNE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RepCond {
+    Rep,
+    Repe,
+    Repne,
+}
+
+impl RepCond {
+    pub const ALL: [RepCond; 3] = [RepCond::Rep, RepCond::Repe, RepCond::Repne];
+    pub const fn name(self) -> &'static str {
+        match self {
+            RepCond::Rep => "rep",
+            RepCond::Repe => "repe",
+            RepCond::Repne => "repne",
+        }
+    }
 }
 
 /// Out-of-line semantics reached through [`Op::Call`]: pure functions of their
@@ -597,6 +674,34 @@ pub enum Term {
         t: BlockId,
         f: BlockId,
     },
+    /// One element of a REP string instruction: the whole of one dispatch
+    /// (ARCHITECTURE.md invariant 1: each element costs one, a zero count
+    /// costs one). In order: a stop owed exits (owed) at `site`; no
+    /// dispatch left exits (budget) at `site`; a zero `count` bills one
+    /// and goes to `f`. Otherwise the element's accesses (MOVS and CMPS
+    /// probe the destination first; an access past its limit or refused
+    /// exits fallback at `site` with no effect of its own, nothing billed),
+    /// with the accumulator `v0` in the lane of `w`; then the index
+    /// registers (`src.base`, `dst.base`) step by `DF ? -w : w` bytes,
+    /// wrapping at the address size (A16: the low 16 bits change, bits
+    /// 16..31 are kept; A32: all 32), `count` (its lane: CX `.w` or ECX)
+    /// drops by one, one dispatch is billed, and the loop goes on to `t`
+    /// when the count is not zero and `cond` holds on the record a compare
+    /// just wrote, else to `f`. A store into code owes a stop, taken at the
+    /// next element or instruction boundary. `site` has unbill 0 (nothing
+    /// is billed ahead in the term's block); `src` and `dst` are plain
+    /// `[seg: base]` operands of one address size.
+    Rep {
+        op: StrOp,
+        w: Width,
+        cond: RepCond,
+        src: Addr,
+        dst: Addr,
+        count: Reg,
+        site: Site,
+        t: BlockId,
+        f: BlockId,
+    },
     /// Leave the program.
     Exit {
         kind: ExitKind,
@@ -749,12 +854,54 @@ impl Term {
     pub fn succs(&self) -> impl Iterator<Item = BlockId> {
         let (a, b) = match *self {
             Term::Jmp(t) => (Some(t), None),
-            Term::BrCc { t, f, .. } | Term::BrCmp { t, f, .. } | Term::BrArith { t, f, .. } => {
-                (Some(t), Some(f))
-            }
+            Term::BrCc { t, f, .. }
+            | Term::BrCmp { t, f, .. }
+            | Term::BrArith { t, f, .. }
+            | Term::Rep { t, f, .. } => (Some(t), Some(f)),
             _ => (None, None),
         };
         a.into_iter().chain(b)
+    }
+
+    /// The same terminator with every successor block mapped through `g`.
+    pub fn map_targets(self, mut g: impl FnMut(BlockId) -> BlockId) -> Term {
+        let mut t = self;
+        match &mut t {
+            Term::Jmp(x) => *x = g(*x),
+            Term::BrCc { t, f, .. }
+            | Term::BrCmp { t, f, .. }
+            | Term::BrArith { t, f, .. }
+            | Term::Rep { t, f, .. } => {
+                *t = g(*t);
+                *f = g(*f);
+            }
+            Term::Exit { .. } | Term::Link { .. } | Term::Indirect { .. } => {}
+        }
+        t
+    }
+
+    /// The accumulator of a [`Term::Rep`] of width `w` (`v0`'s lane).
+    pub const fn rep_acc(w: Width) -> Reg {
+        Reg {
+            v: VReg(0),
+            lane: Lane::for_width(w),
+        }
+    }
+
+    /// The guest registers a [`Term::Rep`] reads and writes (accumulator,
+    /// index registers, count; flags aside); empty for every other term.
+    pub fn rep_regs(&self) -> Vec<VReg> {
+        match *self {
+            Term::Rep {
+                src, dst, count, ..
+            } => [Some(VReg(0)), src.base, dst.base, Some(count.v)]
+                .into_iter()
+                .flatten()
+                .chain(src.seg)
+                .chain(dst.seg)
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Calls `f` on every source operand.
@@ -767,6 +914,11 @@ impl Term {
             Term::Indirect { ip, base, .. } => {
                 f(*ip);
                 f(*base)
+            }
+            Term::Rep { .. } => {
+                for v in self.rep_regs() {
+                    f(Src::Reg(Reg::d(v.0)))
+                }
             }
             _ => {}
         }

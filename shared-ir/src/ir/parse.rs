@@ -626,6 +626,32 @@ fn parse_line(c: &mut Cur) -> R<Line> {
                 site: c.site()?,
             })
         }
+        ["rep", o, k, w] => {
+            let op = find(&StrOp::ALL, StrOp::name, o)
+                .ok_or_else(|| format!("unknown string op `{o}`"))?;
+            let cond = find(&RepCond::ALL, RepCond::name, k)
+                .ok_or_else(|| format!("unknown repeat condition `{k}`"))?;
+            let src = c.addr()?;
+            c.comma()?;
+            let dst = c.addr()?;
+            c.comma()?;
+            let count = c.reg()?;
+            let site = c.site()?;
+            c.comma()?;
+            let t = c.block()?;
+            c.comma()?;
+            Line::Term(Term::Rep {
+                op,
+                w: width(w)?,
+                cond,
+                src,
+                dst,
+                count,
+                site,
+                t,
+                f: c.block()?,
+            })
+        }
         ["link"] => {
             let key = c.num()?;
             Line::Term(Term::Link {

@@ -429,6 +429,28 @@ pub fn term_text(n: &Namer, t: &Term) -> String {
             },
             site(s)
         ),
+        Term::Rep {
+            op,
+            w,
+            cond,
+            src,
+            dst,
+            count,
+            site: s,
+            t,
+            f,
+        } => format!(
+            "rep.{}.{}.{} {}, {}, {} {}, b{}, b{}",
+            op.name(),
+            cond.name(),
+            w.bits(),
+            n.addr(&src),
+            n.addr(&dst),
+            n.reg(count),
+            site(s),
+            t.0,
+            f.0
+        ),
         Term::Link { key, site: s } => format!("link {:#x} {}", key, site(s)),
         Term::Indirect { ip, base, site: s } => {
             format!("indirect {}, {} {}", n.src(ip), n.src(base), site(s))

@@ -275,14 +275,66 @@ fn check_term(t: &Term, n: usize, guest: u16) -> Result<(), String> {
             check_src(ip, None)?;
             check_src(base, None)
         }
+        Term::Rep {
+            op,
+            cond,
+            src,
+            dst,
+            count,
+            site,
+            ..
+        } => check_rep(op, cond, &src, &dst, count, site, guest),
         _ => Ok(()),
     }
 }
 
+/// A [`Term::Rep`]'s canonical form: plain `[seg: base]` operands of one
+/// address size on guest registers, a `.w` or whole count register, REPE /
+/// REPNE only on compares, and a site with nothing billed ahead.
+fn check_rep(
+    op: super::StrOp,
+    cond: super::RepCond,
+    src: &super::Addr,
+    dst: &super::Addr,
+    count: Reg,
+    site: super::Site,
+    guest: u16,
+) -> Result<(), String> {
+    for a in [src, dst] {
+        check_addr(a)?;
+        let Some(b) = a.base else {
+            return Err("rep: an operand without its index register".into());
+        };
+        if a.index.is_some() || a.disp != 0 {
+            return Err("rep: an operand is [seg: base] only".into());
+        }
+        if b.0 >= guest || a.seg.is_some_and(|v| v.0 >= guest) {
+            return Err("rep: operands name guest registers".into());
+        }
+    }
+    if src.asize != dst.asize {
+        return Err("rep: source and destination of different address sizes".into());
+    }
+    check_reg(count)?;
+    if !matches!(count.lane, Lane::W | Lane::D) || count.v.0 >= guest {
+        return Err("rep: the count is a guest register's .w lane or all of it".into());
+    }
+    if !op.compares() && cond != super::RepCond::Rep {
+        return Err(format!("rep: {} only repeats with rep", op.name()));
+    }
+    if site.unbill != 0 {
+        return Err("rep: its site bills nothing ahead (unbill 0)".into());
+    }
+    Ok(())
+}
+
+/// A `clock.check` of at least one dispatch, or a [`Term::Rep`] (which
+/// tests the budget and bills its element itself).
 fn has_clock_check(b: &Block) -> bool {
-    b.ops
-        .iter()
-        .any(|o| matches!(o, Op::ClockCheck { n, .. } if *n >= 1))
+    matches!(b.term, Term::Rep { .. })
+        || b.ops
+            .iter()
+            .any(|o| matches!(o, Op::ClockCheck { n, .. } if *n >= 1))
 }
 
 /// The entry must bill at least one dispatch under a budget test (links and

@@ -57,11 +57,7 @@ pub(super) fn width_of_bytes(n: usize) -> L<Width> {
 }
 
 pub(super) fn lane_for(w: Width) -> Lane {
-    match w {
-        Width::W8 => Lane::B,
-        Width::W16 => Lane::W,
-        Width::W32 => Lane::D,
-    }
+    Lane::for_width(w)
 }
 
 impl<M: MachineModel> LineBuilder<'_, M> {

@@ -1,7 +1,8 @@
-//! String instructions (STOS LODS MOVS SCAS CMPS; REP forms at 16-bit
-//! addressing only, single elements at 16- or 32-bit addressing): one
-//! element inline, or with REP/REPE/REPNE a loop of its own billed one
-//! dispatch per element; the DF-signed step, cached per block.
+//! String instructions (STOS LODS MOVS SCAS CMPS): one element inline
+//! (16-bit addressing, or 32-bit where the machine's default address size is
+//! 32-bit), or with REP/REPE/REPNE one [`Term::Rep`] block that runs one
+//! element per execution (16- or 32-bit addressing, CX or ECX); the
+//! DF-signed step of a single element, cached per block.
 //!
 //! It owns string instructions only.
 
@@ -11,17 +12,6 @@ use crate::flags::{Width, DF};
 use crate::ir::*;
 use crate::machine::{MachineModel, Seg, SegData};
 use iced_x86::{Instruction, Mnemonic, OpKind};
-
-/// The string instructions the lowering expresses.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum StrKind {
-    Stos,
-    Lods,
-    Movs,
-    /// Compares end a REPE/REPNE loop on ZF as well as on the count.
-    Scas,
-    Cmps,
-}
 
 impl<M: MachineModel> LineBuilder<'_, M> {
     /// `delta = DF ? -n : n` into a temp (string instructions).
@@ -68,33 +58,35 @@ impl<M: MachineModel> LineBuilder<'_, M> {
             _ => Width::W32,
         };
         let kind = match m {
-            X::Stosb | X::Stosw | X::Stosd => StrKind::Stos,
-            X::Lodsb | X::Lodsw | X::Lodsd => StrKind::Lods,
-            X::Scasb | X::Scasw | X::Scasd => StrKind::Scas,
-            X::Cmpsb | X::Cmpsw | X::Cmpsd => StrKind::Cmps,
-            _ => StrKind::Movs,
+            X::Stosb | X::Stosw | X::Stosd => StrOp::Stos,
+            X::Lodsb | X::Lodsw | X::Lodsd => StrOp::Lods,
+            X::Scasb | X::Scasw | X::Scasd => StrOp::Scas,
+            X::Cmpsb | X::Cmpsw | X::Cmpsd => StrOp::Cmps,
+            _ => StrOp::Movs,
         };
-        // The index registers are SI/DI (A16) or ESI/EDI (A32).
-        let ok16 = (0..ins.op_count()).all(|i| {
+        // The index registers: SI/DI (16-bit addressing) or, for REP only,
+        // ESI/EDI (32-bit addressing: the count is then ECX).
+        let all = |ok: fn(OpKind) -> bool| (0..ins.op_count()).all(|i| ok(ins.op_kind(i)));
+        let a16 = all(|k| {
             matches!(
-                ins.op_kind(i),
+                k,
                 OpKind::MemoryESDI | OpKind::MemorySegSI | OpKind::Register
             )
         });
-        let ok32 = (0..ins.op_count()).all(|i| {
+        let a32 = all(|k| {
             matches!(
-                ins.op_kind(i),
+                k,
                 OpKind::MemoryESEDI | OpKind::MemorySegESI | OpKind::Register
             )
         });
         let rep = ins.has_rep_prefix() || ins.has_repne_prefix();
-        if !ok16 && !(ok32 && self.model.default_asize() == AddrSize::A32) {
+        // A single element at 32-bit addressing only where that is the
+        // machine's default (Flat32); a 67h-prefixed one in real mode falls back.
+        let single_ok = a16 || (a32 && self.model.default_asize() == AddrSize::A32);
+        if !(single_ok || (a32 && rep)) {
             return no("32-bit string addressing");
         }
-        if ok32 && rep {
-            return no("rep string at a32");
-        }
-        let asize = if ok16 { AddrSize::A16 } else { AddrSize::A32 };
+        let asize = if a16 { AddrSize::A16 } else { AddrSize::A32 };
         let src_seg = seg_of(ins.memory_segment()).ok_or(Unsupported("segment"))?;
         let (ss, es) = (self.seg(src_seg)?, self.seg(Seg::Es)?);
         let mk = |sd: SegData, reg: u16| Addr {
@@ -112,89 +104,42 @@ impl<M: MachineModel> LineBuilder<'_, M> {
             let delta = self.string_delta(w.bytes())?;
             let site = self.before();
             self.element(kind, w, src, dst, delta, site)?;
-            if matches!(kind, StrKind::Stos | StrKind::Movs) {
+            if matches!(kind, StrOp::Stos | StrOp::Movs) {
                 self.owed_check();
             }
             return Ok(Flow::Next);
         }
-        // REP: its own loop, billed one dispatch per element at the top of
-        // the element (the budget and an owed stop are tested there, at the
-        // instruction); a zero count costs one dispatch.
-        //   head: step; brcmp.eq cx, 0 -> zero, body
-        //   body: clock.check 1; element; cx -= 1; brcmp.ne cx, 0 -> body, done
-        //   zero: clock.check 1; link next      done: link next
-        let ip = self.ip;
-        let next_ip = self.next_ip;
-        // A line already open is closed into the head; an empty one becomes it.
-        let head = if self.count == 0 && self.ops.is_empty() {
-            BlockId(self.cur as u32)
+        // REP: the instructions before it close their block, which jumps to
+        // a block of its own whose terminator is one element per execution
+        // (`Term::Rep`: the budget and owed-stop test, the billing, a zero
+        // count's one dispatch, the element, the steps, the count, REPE /
+        // REPNE), looping on itself, then a link to the next instruction.
+        let op = kind;
+        let cond = if !op.compares() {
+            RepCond::Rep
+        } else if ins.has_repne_prefix() {
+            RepCond::Repne
         } else {
-            let h = self.new_block();
-            self.close(Term::Jmp(h));
-            h
+            RepCond::Repe
         };
-        let body = self.new_block();
-        let done = self.link_block(next_ip);
-        let zero = self.link_block(next_ip);
-        self.blocks[zero.0 as usize].ops.push(Op::ClockCheck {
-            n: 1,
-            site: Site::new(ip, 0),
-        });
-        let delta = self.temp()?;
-        self.open(head, ip);
-        let d = self.string_delta(w.bytes())?;
-        self.emit(Op::Mov {
-            dst: delta,
-            src: Src::Reg(d),
-        });
-        let cx = Reg::w(1);
-        self.close(Term::BrCmp {
-            op: CmpOp::Eq,
-            w: Width::W16,
-            a: Src::Reg(cx),
-            b: Src::Imm(0),
-            t: zero,
-            f: body,
-        });
-        self.open(body, ip);
-        self.emit(Op::ClockCheck {
-            n: 1,
-            site: Site::new(ip, 0),
-        });
-        // One element (billed, so a fault gives one back).
-        self.element(kind, w, src, dst, delta, Site::new(ip, 1))?;
-        self.emit(Op::Alu {
-            op: AluOp::Sub,
-            w: Width::W16,
-            dst: cx,
-            a: Src::Reg(cx),
-            b: Src::Imm(1),
-        });
-        let b = std::mem::take(&mut self.ops);
-        // Compares also end on ZF: REPE while equal, REPNE while not.
-        let again = if matches!(kind, StrKind::Scas | StrKind::Cmps) {
-            let c = self.new_block();
-            let cc = if ins.has_repne_prefix() { 5 } else { 4 };
-            self.blocks[c.0 as usize] = Block {
-                ops: vec![],
-                term: Term::BrCc {
-                    cc,
-                    t: body,
-                    f: done,
-                },
-            };
-            c
-        } else {
-            body
+        let count = match asize {
+            AddrSize::A16 => Reg::w(1),
+            AddrSize::A32 => Reg::d(1),
         };
-        self.blocks[body.0 as usize] = Block {
-            ops: b,
-            term: Term::BrCmp {
-                op: CmpOp::Ne,
-                w: Width::W16,
-                a: Src::Reg(cx),
-                b: Src::Imm(0),
-                t: again,
+        let element = self.new_block();
+        let done = self.link_block(self.next_ip);
+        self.close(Term::Jmp(element));
+        self.blocks[element.0 as usize] = Block {
+            ops: vec![],
+            term: Term::Rep {
+                op,
+                w,
+                cond,
+                src,
+                dst,
+                count,
+                site: Site::new(self.ip, 0),
+                t: element,
                 f: done,
             },
         };
@@ -205,7 +150,7 @@ impl<M: MachineModel> LineBuilder<'_, M> {
     /// load, so a fault leaves no effect), then the index registers.
     fn element(
         &mut self,
-        kind: StrKind,
+        kind: StrOp,
         w: Width,
         src: Addr,
         dst: Addr,
@@ -236,7 +181,7 @@ impl<M: MachineModel> LineBuilder<'_, M> {
             })
         };
         match kind {
-            StrKind::Stos => {
+            StrOp::Stos => {
                 self.emit(Op::Store {
                     w,
                     src: Src::Reg(acc),
@@ -247,7 +192,7 @@ impl<M: MachineModel> LineBuilder<'_, M> {
                 });
                 step(self, 7);
             }
-            StrKind::Lods => {
+            StrOp::Lods => {
                 self.emit(Op::Load {
                     w,
                     dst: acc,
@@ -257,7 +202,7 @@ impl<M: MachineModel> LineBuilder<'_, M> {
                 });
                 step(self, 6);
             }
-            StrKind::Scas => {
+            StrOp::Scas => {
                 let t = self.temp()?;
                 self.emit(Op::Load {
                     w,
@@ -275,7 +220,7 @@ impl<M: MachineModel> LineBuilder<'_, M> {
                 });
                 step(self, 7);
             }
-            StrKind::Cmps => {
+            StrOp::Cmps => {
                 let (a, b) = (self.temp()?, self.temp()?);
                 self.emit(Op::Check { w, addr: dst, site });
                 self.emit(Op::Load {
@@ -302,7 +247,7 @@ impl<M: MachineModel> LineBuilder<'_, M> {
                 step(self, 6);
                 step(self, 7);
             }
-            StrKind::Movs => {
+            StrOp::Movs => {
                 let t = self.temp()?;
                 self.emit(Op::Check { w, addr: dst, site });
                 self.emit(Op::Load {

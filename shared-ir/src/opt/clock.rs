@@ -26,7 +26,8 @@
 //!
 //! It applies only where billing is plain: every `clock.check` is its
 //! block's first op, there is no bare `clock` op, and every loop header has
-//! a check; otherwise the program is left as it is. It must not move or
+//! a check, and there is no [`Term::Rep`] (which tests and bills its
+//! element itself); otherwise the program is left as it is. It must not move or
 //! reorder any other op.
 
 #![forbid(unsafe_code)]
@@ -39,7 +40,10 @@ pub fn run(p: &mut Program) {
     if n == 0 {
         return;
     }
-    // Billing must be plain.
+    // Billing must be plain: a REP element bills itself at its terminator.
+    if p.blocks.iter().any(|b| matches!(b.term, Term::Rep { .. })) {
+        return;
+    }
     let mut own = vec![0u32; n];
     let mut checked = vec![false; n];
     for (i, b) in p.blocks.iter().enumerate() {
@@ -154,42 +158,7 @@ pub fn run(p: &mut Program) {
             });
             BlockId(base + edge_blocks.len() as u32 - 1)
         };
-        blk.term = match blk.term {
-            Term::Jmp(t) => Term::Jmp(retarget(t)),
-            Term::BrCc { cc, t, f } => Term::BrCc {
-                cc,
-                t: retarget(t),
-                f: retarget(f),
-            },
-            Term::BrCmp { op, w, a, b, t, f } => Term::BrCmp {
-                op,
-                w,
-                a,
-                b,
-                t: retarget(t),
-                f: retarget(f),
-            },
-            Term::BrArith {
-                op,
-                w,
-                dst,
-                a,
-                b,
-                cc,
-                t,
-                f,
-            } => Term::BrArith {
-                op,
-                w,
-                dst,
-                a,
-                b,
-                cc,
-                t: retarget(t),
-                f: retarget(f),
-            },
-            t => t,
-        };
+        blk.term = blk.term.map_targets(&mut retarget);
     }
     p.blocks.extend(edge_blocks);
 }

@@ -54,42 +54,7 @@ fn final_target(p: &Program, mut b: BlockId) -> BlockId {
 fn thread_jumps(p: &mut Program) {
     for i in 0..p.blocks.len() {
         let term = p.blocks[i].term;
-        let new = match term {
-            Term::Jmp(t) => Term::Jmp(final_target(p, t)),
-            Term::BrCc { cc, t, f } => Term::BrCc {
-                cc,
-                t: final_target(p, t),
-                f: final_target(p, f),
-            },
-            Term::BrCmp { op, w, a, b, t, f } => Term::BrCmp {
-                op,
-                w,
-                a,
-                b,
-                t: final_target(p, t),
-                f: final_target(p, f),
-            },
-            Term::BrArith {
-                op,
-                w,
-                dst,
-                a,
-                b,
-                cc,
-                t,
-                f,
-            } => Term::BrArith {
-                op,
-                w,
-                dst,
-                a,
-                b,
-                cc,
-                t: final_target(p, t),
-                f: final_target(p, f),
-            },
-            t => t,
-        };
+        let new = term.map_targets(|t| final_target(p, t));
         p.blocks[i].term = new;
     }
 }
