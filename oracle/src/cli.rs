@@ -106,6 +106,9 @@ pub struct DiffArgs {
     /// Key script KEY@DISPATCH,... (overrides the manifest's).
     #[arg(long)]
     pub keys: Option<String>,
+    /// `--engine mainemu`: scripted GUI input (`click 24,200 @ 3000000; key F2 @ 8000000`).
+    #[arg(long)]
+    pub input: Option<String>,
     /// Compare at every multiple of this many dispatches (and every frame edge).
     #[arg(long, default_value_t = DEFAULT_INTERVAL)]
     pub interval: u64,
@@ -281,6 +284,7 @@ fn run_diff_win32(a: DiffArgs) -> Result<ExitCode, String> {
             .split_whitespace()
             .map(str::to_string)
             .collect(),
+        input: a.input.clone(),
     };
     let budget = a.dispatches.unwrap_or(20_000_000);
     let v = crate::win32::compare(&prog, &arms, budget, a.samples)?;
@@ -315,6 +319,7 @@ fn run_sweep_win32(a: SweepArgs) -> Result<ExitCode, String> {
         let prog = crate::win32::Program {
             exe: exe.clone(),
             args: Vec::new(),
+            input: None,
         };
         match crate::win32::compare(&prog, &arms, budget, a.samples) {
             Ok(v) => {

@@ -4,7 +4,8 @@
 //!
 //! Owns what an observation of a mainemu run is (the summary without the
 //! arm's own counters; per thread registers, EIP, EFLAGS and clock; the
-//! address-space hash; the console output; the files written under C:) and
+//! address-space hash; the console output; the files written under C:; the
+//! desktop frame's hash, the lab's frame hash of `mainemu::frame`) and
 //! the comparison schedule. mainemu's `run_arm` starts a process from the
 //! beginning, so every sample point is a fresh run to that budget: budget
 //! stops are exact (the engine's contract), so a run to N observes exactly
@@ -50,6 +51,8 @@ pub struct Observation {
     pub output_bytes: usize,
     /// XXH3 of the files under C: (relative names and contents, sorted).
     pub files: u64,
+    /// The desktop frame's hash (what the screen shows at the end).
+    pub frame: u64,
 }
 
 impl Observation {
@@ -74,6 +77,7 @@ impl Observation {
             "console output",
         );
         check(self.files == other.files, "files written");
+        check(self.frame == other.frame, "frame");
         d
     }
 }
@@ -83,6 +87,8 @@ impl Observation {
 pub struct Program {
     pub exe: PathBuf,
     pub args: Vec<String>,
+    /// Scripted GUI input (`mainemu run --input`'s language), if any.
+    pub input: Option<String>,
 }
 
 fn scratch(tag: &str) -> PathBuf {
@@ -135,6 +141,7 @@ pub fn observe(prog: &Program, arm: Arm, budget: u64) -> Result<Observation, Str
         let mut setup = Setup::for_program(&prog.exe, &prog.args, &[('C', c.clone())], &[])?;
         setup.stdin = Box::new(std::io::empty());
         let mut p = Process::with_setup(&bytes, setup).map_err(|e| e.to_string())?;
+        mainemu::cli::gui_setup(&mut p, None, prog.input.as_deref())?;
         let mut out = Xxh3::new();
         let mut out_bytes = 0usize;
         let s = run_arm(&mut p, arm, budget, &mut |stream, b| {
@@ -165,6 +172,7 @@ pub fn observe(prog: &Program, arm: Arm, budget: u64) -> Result<Observation, Str
             output: out.digest(),
             output_bytes: out_bytes,
             files: hash_tree(&c),
+            frame: mainemu::frame::Frame::of(&p.env.desktop).hash(),
         })
     })();
     std::fs::remove_dir_all(&c).ok();

@@ -44,6 +44,7 @@ fn mainemu_arms_agree_on_the_test_programs() {
         let prog = Program {
             exe: dir.join(name),
             args: vec![],
+            input: None,
         };
         let v = compare(&prog, &arms, 20_000_000, 4).unwrap();
         assert!(v.exact(), "{name}: {:?}", v.first_difference);
@@ -59,4 +60,33 @@ fn mainemu_arms_agree_on_the_test_programs() {
     assert!(all.iter().all(|p| is_pe(p)));
     assert!(all.iter().any(|p| p.ends_with("smc.exe")));
     assert!(!is_pe(&dir.join("gui_window.res.o")));
+}
+
+/// Wine's winemine (../shared/win32-real) under scripted input: l0 and l1
+/// show the same frame (and registers, memory, ...) at every sample and
+/// at the end; the end frame is the opened board that
+/// mainemu/tests/gui_real.rs pins. Skips without win32-real.
+#[test]
+fn winemine_frames_agree_under_l0_and_l1() {
+    let exe = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/win32-real/wine-8.0/winemine.exe");
+    let exe = if exe.exists() {
+        exe
+    } else {
+        PathBuf::from("/work/shared/win32-real/wine-8.0/winemine.exe")
+    };
+    if !exe.exists() {
+        eprintln!("skip: ../shared/win32-real not present");
+        return;
+    }
+    let prog = Program {
+        exe,
+        args: vec![],
+        input: Some("click 24,200 @ 3000000".into()),
+    };
+    let v = compare(&prog, &parse_arms("l0,l1").unwrap(), 6_000_000, 6).unwrap();
+    assert!(v.exact(), "{:?}", v.first_difference);
+    assert_eq!(v.end.ending, "budget");
+    assert_eq!(v.end.frame, 0xb83a_2fba_857b_4a66);
+    assert_eq!(v.samples.len(), 7);
 }
