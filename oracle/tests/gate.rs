@@ -1,9 +1,10 @@
 //! `oracle gate`: the repo's gate files parse to their real values, and a
-//! small gate (3 built-in programs at 300K dispatches) runs end to end
-//! through the binary: the criteria lines, the mainemu FAIL, the skipped
-//! optional corpus, exit status 1 and the record, whose exactness and
-//! density equal what the sweep and census libraries give for the same
-//! programs.
+//! small gate (3 built-in programs at 300K dispatches; mainemu's hello.exe
+//! under only-baseline against l1) runs end to end through the binary: the
+//! criteria lines, the mainemu PASS (FAIL naming mingw where it is absent),
+//! the skipped optional corpus and program, exit status 1 (its speed bar is
+//! out of reach on purpose) and the record, whose exactness and density
+//! equal what the sweep and census libraries give for the same programs.
 
 use oracle::gate::eval::{sampled, GateRecord};
 use oracle::gate::file::{sample_indices, GateFile};
@@ -46,6 +47,13 @@ fn repo_gate_files_parse_with_their_values() {
         assert_eq!(g.speed.min_ref_ms, 5.0);
         assert_eq!(g.mainemu.arm, format!("only-{design}"));
         assert_eq!(g.mainemu.reference, "l1");
+        assert!(g.mainemu.test_programs);
+        assert_eq!((g.mainemu.dispatches, g.mainemu.samples), (20_000_000, 3));
+        let z = &g.mainemu.programs[..];
+        assert_eq!(z.len(), 1);
+        assert_eq!(z[0].exe, "../shared/win32-real/7zip-18.01/7za.exe");
+        assert_eq!(z[0].args, ["b", "-mmt1", "-md16"]);
+        assert_eq!((z[0].optional, z[0].dispatches), (true, Some(50_000_000)));
         assert_eq!(GateFile::parse(&text).unwrap(), g);
     }
 }
@@ -106,12 +114,19 @@ max_divergences = 0
 max_uops_per_insn = 9.0
 
 [speed]
-max_ratio = 0.8
+max_ratio = 0.001
 null_band = 0.05
 
 [mainemu]
 arm = "only-baseline"
 reference = "l1"
+filter = "hello"
+samples = 1
+dispatches = 100000
+
+[[mainemu.program]]
+exe = "no-such-program.exe"
+optional = true
 "#;
 
 #[test]
@@ -129,7 +144,8 @@ fn small_gate_runs_end_to_end() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    // The mainemu criterion fails: exit 1, not 0 and not 2.
+    // The speed criterion fails (x0.001 is out of reach): exit 1, not 0
+    // and not 2.
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
     let line = |prefix: &str| -> String {
         stdout
@@ -149,15 +165,39 @@ fn small_gate_runs_end_to_end() {
     let de = line("density builtin ");
     assert!(de.contains("<= 9.00"), "{de}");
     assert_eq!(words(&de).last().unwrap(), "PASS");
-    assert!(line("speed builtin ").contains("<= x0.800"));
+    let sp = line("speed builtin ");
+    assert!(sp.contains("<= x0.001"), "{sp}");
+    assert_eq!(words(&sp).last().unwrap(), "FAIL");
     assert!(line("null band builtin ").contains("x1 ± 0.050"));
+    assert!(line("mainemu no-such-program.exe: skipped (").ends_with("absent; optional)"));
     let me = line("mainemu exactness ");
-    assert!(
-        me.contains("mainemu has no µop arm (issue 18 port not built)"),
-        "{me}"
-    );
     assert!(me.contains("only-baseline exact vs l1"));
-    assert_eq!(words(&me).last().unwrap(), "FAIL");
+    let mingw = Command::new("i686-w64-mingw32-gcc")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if mingw {
+        assert!(
+            me.contains("0 diverged, 0 failed of 1 (only-baseline vs l1, 1 samples each)"),
+            "{me}"
+        );
+        assert_eq!(words(&me).last().unwrap(), "PASS");
+        let hello = stdout
+            .lines()
+            .find(|l| l.starts_with("mainemu ") && l.contains("hello.exe"))
+            .unwrap_or_else(|| panic!("no hello.exe line in:\n{stdout}"));
+        assert!(
+            hello.ends_with("hello.exe: exact (959 dispatches, exit 3)"),
+            "{hello}"
+        );
+    } else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "CI must install gcc-mingw-w64-i686"
+        );
+        assert!(me.contains("i686-w64-mingw32-gcc is not installed"), "{me}");
+        assert_eq!(words(&me).last().unwrap(), "FAIL");
+    }
     assert!(stdout
         .lines()
         .last()
@@ -186,6 +226,20 @@ fn small_gate_runs_end_to_end() {
         ]
     );
     assert_eq!(rec.corpora.len(), 2);
+    if mingw {
+        assert_eq!(rec.mainemu.len(), 1);
+        let h = &rec.mainemu[0];
+        assert!(h.program.ends_with("hello.exe"), "{}", h.program);
+        assert_eq!(
+            (
+                h.status.as_str(),
+                h.dispatches,
+                h.ending.as_str(),
+                &h.detail
+            ),
+            ("exact", 959, "exit 3", &None)
+        );
+    }
     assert_eq!(
         rec.corpora[1]
             .skipped

@@ -1,6 +1,7 @@
 //! Evaluating a gate file: the toyvm side (per corpus: one sweep with the
 //! reference, the design and the reference again; the census of the design's
-//! pass set on the same programs), then the mainemu side; each criterion
+//! pass set on the same programs), then the mainemu side
+//! ([`super::mainemu_side`]); each criterion
 //! with its measured value, threshold and verdict, and the record.
 
 use super::file::{sample_indices, Corpus, GateFile};
@@ -102,6 +103,9 @@ pub struct GateRecord {
     pub verdict: Verdict,
     pub criteria: Vec<Criterion>,
     pub corpora: Vec<CorpusNumbers>,
+    /// The mainemu side, per program (records before it existed have none).
+    #[serde(default)]
+    pub mainemu: Vec<super::mainemu_side::MainemuNumbers>,
 }
 
 impl GateRecord {
@@ -304,27 +308,6 @@ pub fn corpus_criteria(g: &GateFile, n: &CorpusNumbers) -> Vec<Criterion> {
     v
 }
 
-/// The mainemu criterion: the design's arm exact against mainemu's
-/// reference. mainemu has no µop arm before the port (issue 18), and the
-/// oracle cannot drive mainemu arms yet: never a pass.
-pub fn mainemu_criterion(g: &GateFile) -> Criterion {
-    let measured = if !mainemu::designs::has_arm(&g.mainemu.arm) {
-        "mainemu has no µop arm (issue 18 port not built)".to_string()
-    } else {
-        format!(
-            "mainemu has arm {} but oracle gate cannot run mainemu arms yet",
-            g.mainemu.arm
-        )
-    };
-    Criterion {
-        name: "mainemu exactness".into(),
-        measured,
-        value: None,
-        threshold: format!("{} exact vs {}", g.mainemu.arm, g.mainemu.reference),
-        verdict: Verdict::Fail,
-    }
-}
-
 /// Runs the gate: each corpus (toyvm side), then mainemu.
 pub fn evaluate(
     g: &GateFile,
@@ -392,7 +375,9 @@ pub fn evaluate(
         criteria.extend(corpus_criteria(g, &n));
         corpora.push(n);
     }
-    criteria.push(mainemu_criterion(g));
+    let me = super::mainemu_side::run(g, &o.root, say);
+    criteria.push(me.criterion);
+    notes.extend(me.notes);
     let verdict = Verdict::of(criteria.iter().all(|c| c.verdict == Verdict::Pass));
     let (commit, dirty) = git_commit(&o.root);
     Ok(GateRun {
@@ -407,6 +392,7 @@ pub fn evaluate(
             verdict,
             criteria,
             corpora,
+            mainemu: me.programs,
         },
         notes,
     })

@@ -99,6 +99,48 @@ pub struct Mainemu {
     /// program mainemu runs.
     pub arm: String,
     pub reference: String,
+    /// Run mainemu's own mingw test programs (every PE that
+    /// `mainemu/tests/programs/build.sh` builds, no arguments).
+    #[serde(default = "yes")]
+    pub test_programs: bool,
+    /// Only the test programs whose file name contains this.
+    #[serde(default)]
+    pub filter: Option<String>,
+    /// Dispatch budget of every program that does not give its own.
+    #[serde(default = "mainemu_dispatches")]
+    pub dispatches: u64,
+    /// Sample budgets per program before its end (each a fresh run of
+    /// every arm to that budget; a difference is bisected to its dispatch).
+    #[serde(default = "mainemu_samples")]
+    pub samples: u64,
+    /// Further programs, e.g. from `../shared/win32-real`.
+    #[serde(default, rename = "program")]
+    pub programs: Vec<MainemuProgram>,
+}
+
+fn mainemu_dispatches() -> u64 {
+    20_000_000
+}
+
+fn mainemu_samples() -> u64 {
+    3
+}
+
+/// One program of the mainemu side beyond the test programs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MainemuProgram {
+    /// The EXE, relative to the repo root (or absolute).
+    pub exe: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// A missing EXE is skipped with a line saying so (otherwise it fails
+    /// the gate).
+    #[serde(default)]
+    pub optional: bool,
+    /// Budget (absent: the section's `dispatches`).
+    #[serde(default)]
+    pub dispatches: Option<u64>,
 }
 
 impl GateFile {
