@@ -77,17 +77,31 @@ fn test_programs(root: &Path, filter: Option<&str>) -> Result<Vec<PathBuf>, Stri
     if !st.success() {
         return Err(format!("{} failed ({st})", script.display()));
     }
+    // `a/b/../../..` spelled out, so the lines name the programs plainly.
+    let out = out
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(win32::corpus(&out, filter))
+}
+
+/// `path` relative to `root` when it lies below it, else as given.
+fn shown(path: &Path, root: &Path) -> String {
+    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let (p, r) = (canon(path), canon(root));
+    p.strip_prefix(&r)
+        .map(|rel| rel.display().to_string())
+        .unwrap_or_else(|_| path.display().to_string())
 }
 
 /// One program compared: its numbers.
 fn compare_one(
     prog: &Program,
+    root: &Path,
     arms: &[mainemu::run::Arm],
     budget: u64,
     samples: u64,
 ) -> MainemuNumbers {
-    let label = std::iter::once(prog.exe.display().to_string())
+    let label = std::iter::once(shown(&prog.exe, root))
         .chain(prog.args.iter().cloned())
         .collect::<Vec<_>>()
         .join(" ");
@@ -169,7 +183,7 @@ pub fn run(g: &GateFile, root: &Path, say: &dyn Fn(&str)) -> MainemuSide {
     }
     let mut programs = Vec::new();
     for (prog, budget) in &runs {
-        let n = compare_one(prog, &arms, *budget, m.samples);
+        let n = compare_one(prog, root, &arms, *budget, m.samples);
         say(&format!(
             "mainemu {}: {} ({} dispatches, {}){}",
             n.program,
