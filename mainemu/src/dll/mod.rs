@@ -65,6 +65,7 @@ pub mod comctl32;
 pub mod comdlg32;
 pub mod crt;
 pub mod edit;
+pub mod filedlg;
 pub mod gdi32;
 pub mod gui_structs;
 pub mod kernel32;

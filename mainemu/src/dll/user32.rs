@@ -157,7 +157,13 @@ fn matches_filter(m: &Msg, hwnd: u32, min: u32, max: u32) -> bool {
 
 /// The next message for GetMessage/PeekMessage: posted and input
 /// messages, then the quit message, then WM_PAINT, then WM_TIMER.
-fn next_message(env: &mut Env, hwnd: u32, min: u32, max: u32, remove: bool) -> Option<Msg> {
+pub(crate) fn next_message(
+    env: &mut Env,
+    hwnd: u32,
+    min: u32,
+    max: u32,
+    remove: bool,
+) -> Option<Msg> {
     let clock = env.clock;
     let d = desk(env);
     d.deliver_input(clock);
@@ -285,7 +291,7 @@ fn register_class(env: &mut Env, a: u32, ex: bool, wide: bool) -> u32 {
 }
 
 /// The built-in classes (window procedure: DefWindowProcW for now).
-fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
+pub(crate) fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
     let up = crate::desktop::upper(name);
     let known = [
         "BUTTON",
@@ -566,7 +572,12 @@ fn create_window(
 }
 
 /// ShowWindow: WM_SHOWWINDOW, visibility, activation of a top-level window.
-fn show_window(env: &mut Env, h: u32, cmd: u32, then: Box<dyn FnOnce(&mut Env) -> Ret>) -> Ret {
+pub(crate) fn show_window(
+    env: &mut Env,
+    h: u32,
+    cmd: u32,
+    then: Box<dyn FnOnce(&mut Env) -> Ret>,
+) -> Ret {
     let Some(was) = desk(env).win(h).map(|w| w.visible()) else {
         return then(env);
     };
@@ -588,7 +599,7 @@ fn show_window(env: &mut Env, h: u32, cmd: u32, then: Box<dyn FnOnce(&mut Env) -
 
 /// Makes `h` the active window: frames redrawn, WM_ACTIVATE (whose default
 /// handling gives it the focus).
-fn activate(env: &mut Env, h: u32, then: Box<dyn FnOnce(&mut Env) -> Ret>) -> Ret {
+pub(crate) fn activate(env: &mut Env, h: u32, then: Box<dyn FnOnce(&mut Env) -> Ret>) -> Ret {
     let d = desk(env);
     let old = d.active;
     if old == h {
@@ -635,6 +646,11 @@ pub(crate) fn set_focus(
 /// DestroyWindow: WM_DESTROY and WM_NCDESTROY to the window and its
 /// children (parent first), then it is gone and its area exposed.
 fn destroy_window(env: &mut Env, h: u32) -> Ret {
+    destroy_then(env, h, Box::new(|_| Ret::Value(1)))
+}
+
+/// DestroyWindow, then `then` (with the window gone).
+pub(crate) fn destroy_then(env: &mut Env, h: u32, then: Box<dyn FnOnce(&mut Env) -> Ret>) -> Ret {
     if desk(env).win(h).is_none() {
         env.last_error = 1400;
         return Ret::Value(0);
@@ -660,7 +676,7 @@ fn destroy_window(env: &mut Env, h: u32) -> Ret {
         msgs,
         Box::new(move |env| {
             desk(env).remove_window(h);
-            Ret::Value(1)
+            then(env)
         }),
     )
 }
@@ -975,9 +991,16 @@ fn translate_accel(env: &mut Env, hwnd: u32, haccel: u32, msg: u32) -> Ret {
 }
 
 fn translate_message(env: &mut Env, msg: u32) -> bool {
-    let Some(m) = read_msg(env, msg) else {
-        return false;
-    };
+    match read_msg(env, msg) {
+        Some(m) => translate(env, &m),
+        None => false,
+    }
+}
+
+/// TranslateMessage on a message: a key that types a character queues
+/// WM_CHAR (WM_SYSCHAR with Alt) in front of the queue.
+pub(crate) fn translate(env: &mut Env, m: &Msg) -> bool {
+    let m = *m;
     if m.message != wm::KEYDOWN && m.message != wm::SYSKEYDOWN {
         return false;
     }
@@ -1003,16 +1026,19 @@ fn dispatch(env: &mut Env, msg: u32) -> Ret {
     let Some(m) = read_msg(env, msg) else {
         return Ret::Value(0);
     };
+    dispatch_msg(env, &m, |_, r| Ret::Value(r))
+}
+
+/// DispatchMessage on a message, then `then` with the procedure's result.
+pub(crate) fn dispatch_msg(
+    env: &mut Env,
+    m: &Msg,
+    then: impl FnOnce(&mut Env, u32) -> Ret + 'static,
+) -> Ret {
     if m.message == wm::TIMER && m.lparam != 0 {
-        return Ret::call(
-            m.lparam,
-            vec![m.hwnd, m.message, m.wparam, m.time],
-            |_, r| Ret::Value(r),
-        );
+        return Ret::call(m.lparam, vec![m.hwnd, m.message, m.wparam, m.time], then);
     }
-    send(env, m.hwnd, m.message, m.wparam, m.lparam, |_, r| {
-        Ret::Value(r)
-    })
+    send(env, m.hwnd, m.message, m.wparam, m.lparam, then)
 }
 
 fn set_timer(env: &mut Env, hwnd: u32, id: u32, ms: u32, proc_: u32) -> u32 {
