@@ -293,9 +293,16 @@ fn step(env: &mut Env, done: Done) -> Ret {
             end(env, None);
             continue;
         }
+        // Keys, mouse and non-client mouse messages (0xA0..0xAD).
         let input = (wm::KEYDOWN..=0x108).contains(&m.message)
-            || (wm::MOUSEMOVE..=0x20E).contains(&m.message);
+            || (wm::MOUSEMOVE..=0x20E).contains(&m.message)
+            || (0xA0..=0xAD).contains(&m.message);
         if input && !ours(env, m.hwnd) {
+            continue;
+        }
+        // Alt+F4 closes the dialog (not the focused control).
+        if m.message == wm::SYSKEYDOWN && m.wparam == 0x73 && m.lparam & (1 << 29) != 0 {
+            end(env, None);
             continue;
         }
         if m.message == wm::KEYDOWN {
