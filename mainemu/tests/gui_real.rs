@@ -22,6 +22,8 @@ struct Shown {
     seen: Vec<(u64, u64)>,
     last: Frame,
     titles: Vec<String>,
+    /// C:'s files at the end (name, contents), sorted by name.
+    c_files: Vec<(String, Vec<u8>)>,
 }
 
 /// Runs `exe` (under win32-real) on `arm` with `script`, C: a fresh
@@ -64,6 +66,15 @@ fn frames(
         &mut |_, _| {},
         Some(Edges { every, at: &mut at }),
     );
+    let mut c_files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&c)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    c_files.sort();
     std::fs::remove_dir_all(&c).ok();
     let d = &p.env.desktop;
     let titles = d
@@ -79,6 +90,7 @@ fn frames(
         seen,
         last: Frame::of(d),
         titles,
+        c_files,
     })
 }
 
@@ -105,6 +117,7 @@ fn both_arms(
         "{exe}: last frames under l0 and l1"
     );
     assert_eq!(a.titles, b.titles, "{exe}: windows under l0 and l1");
+    assert_eq!(a.c_files, b.c_files, "{exe}: C: under l0 and l1");
     Some(a)
 }
 
@@ -200,7 +213,7 @@ fn notepad_file_open_dialog_opens_a_file() {
         return;
     };
     assert_eq!(r.ending, Ending::Idle);
-    assert_eq!(r.dispatches, 3_001_303, "dispatches at the idle ending");
+    assert_eq!(r.dispatches, 3_001_378, "dispatches at the idle ending");
     const TYPED: u64 = 0x0567_9ffc_4d0a_e22e;
     assert_eq!(
         changes(&r.seen),
@@ -232,7 +245,7 @@ fn notepad_file_open_dialog_by_clicks() {
         return;
     };
     assert_eq!(r.ending, Ending::Idle);
-    assert_eq!(r.dispatches, 3_001_303, "dispatches at the idle ending");
+    assert_eq!(r.dispatches, 3_001_378, "dispatches at the idle ending");
     assert_eq!(
         changes(&r.seen)[..2],
         [(250_000, NOTEPAD_EMPTY), (1_250_000, OPEN_DIALOG)]
@@ -267,4 +280,41 @@ fn notepad_file_open_dialog_cancel() {
         assert_eq!(r.last.hash(), NOTEPAD_EMPTY, "{script}: the last frame");
         assert_eq!(r.titles, vec!["Untitled - Notepad".to_string()], "{script}");
     }
+}
+
+/// Ctrl+S on an untitled notepad asks for a name (GetSaveFileNameW: the
+/// same dialog, caption "Save As"); "mynote" and Enter: notepad writes
+/// C:\\mynote.txt (the default extension "txt" appended) with the typed
+/// text and takes the name as its title.
+#[test]
+fn notepad_save_as_writes_the_file() {
+    let Some(r) = both_arms(
+        "wine-8.0/notepad.exe",
+        &[],
+        "text saved text @ 500000; key ctrl+s @ 1000000; text mynote @ 2000000; key enter @ 3000000",
+        5_000_000,
+        250_000,
+    ) else {
+        return;
+    };
+    assert_eq!(r.ending, Ending::Idle);
+    assert_eq!(r.dispatches, 3_000_923, "dispatches at the idle ending");
+    assert_eq!(
+        r.c_files,
+        vec![("mynote.txt".to_string(), b"saved text".to_vec())]
+    );
+    assert_eq!(r.titles, vec!["mynote.txt - Notepad".to_string()]);
+    // Empty, "saved text" typed, the Save As dialog, "mynote" in its edit.
+    assert_eq!(
+        changes(&r.seen),
+        vec![
+            (250_000, NOTEPAD_EMPTY),
+            (750_000, 0x5bf9_7e57_19a4_54a6),
+            (1_250_000, 0xbf73_17d1_6d2c_c70f),
+            (2_250_000, 0x8009_a858_9fa2_4f7d)
+        ],
+        "{:x?}",
+        r.seen
+    );
+    assert_eq!(r.last.hash(), 0xa1fc_62c2_c499_d49d, "the last frame");
 }

@@ -1,11 +1,11 @@
-//! COMDLG32.dll: the common dialogs. GetFileTitle and GetOpenFileName
-//! (W and A) are modelled: the latter reads OPENFILENAME (owner, title,
+//! COMDLG32.dll: the common dialogs. GetFileTitle, GetOpenFileName and
+//! GetSaveFileName (W and A) are modelled: the latter two read OPENFILENAME (owner, title,
 //! filter and filter index, initial file and directory, OFN_FILEMUSTEXIST,
-//! default extension), runs the Open dialog (`dll::filedlg`) and writes
+//! default extension), run the Open/Save As dialog (`dll::filedlg`) and write
 //! the chosen path back (lpstrFile, nFileOffset, nFileExtension,
 //! lpstrFileTitle); CommDlgExtendedError reports the last failure. The
-//! other dialogs (GetSaveFileName, PrintDlg, ChooseFont, FindText,
-//! ReplaceText) are named stubs: a call stops the run.
+//! other dialogs (PrintDlg, ChooseFont, FindText, ReplaceText) are named
+//! stubs: a call stops the run.
 //!
 //! Owns these calls' conventions and the OPENFILENAME layout; must not
 //! touch host state or draw (filedlg owns the dialog).
@@ -84,7 +84,8 @@ fn filter_pattern(env: &Env, a: u32, index: u32, wide: bool) -> String {
     "*.*".to_string()
 }
 
-fn get_open_file_name(env: &mut Env, a: u32, wide: bool) -> Ret {
+/// GetOpenFileName (`save` false) and GetSaveFileName.
+fn get_file_name(env: &mut Env, a: u32, wide: bool, save: bool) -> Ret {
     let r = move |env: &Env, o: u32| env.mem.peek_u32(a + o).unwrap_or(0);
     if env.desktop.file_dialog.is_none() && !matches!(r(env, 0), 76 | 88) {
         env.desktop.comdlg_error = CDERR_STRUCTSIZE;
@@ -104,6 +105,7 @@ fn get_open_file_name(env: &mut Env, a: u32, wide: bool) -> Ret {
             dir: s(env, ofn::INITIAL_DIR),
             must_exist: r(env, ofn::FLAGS) & ofn::OFN_FILEMUSTEXIST != 0,
             def_ext: Some(s(env, ofn::DEF_EXT)).filter(|e| !e.is_empty()),
+            save,
         }
     };
     let done = Box::new(move |env: &mut Env, path: Option<String>| {
@@ -145,7 +147,9 @@ fn get_open_file_name(env: &mut Env, a: u32, wide: bool) -> Ret {
 
 crate::dll! { "comdlg32.dll";
     stdcall fn GetFileTitleW(env, file: u32, buf: u32, cap: u32) -> i32 { file_title(env, file, buf, cap as u16) as i32 }
-    stdcall fn GetOpenFileNameW(env, ofn: u32) -> Ret { get_open_file_name(env, ofn, true) }
-    stdcall fn GetOpenFileNameA(env, ofn: u32) -> Ret { get_open_file_name(env, ofn, false) }
+    stdcall fn GetOpenFileNameW(env, ofn: u32) -> Ret { get_file_name(env, ofn, true, false) }
+    stdcall fn GetOpenFileNameA(env, ofn: u32) -> Ret { get_file_name(env, ofn, false, false) }
+    stdcall fn GetSaveFileNameW(env, ofn: u32) -> Ret { get_file_name(env, ofn, true, true) }
+    stdcall fn GetSaveFileNameA(env, ofn: u32) -> Ret { get_file_name(env, ofn, false, true) }
     stdcall fn CommDlgExtendedError(env) -> u32 { env.desktop.comdlg_error }
 }

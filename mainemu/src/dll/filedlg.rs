@@ -1,4 +1,5 @@
-//! The Open dialog behind comdlg32's GetOpenFileName: a host-side modal
+//! The Open and Save As dialog behind comdlg32's GetOpenFileName and
+//! GetSaveFileName: a host-side modal
 //! dialog (an internal `FileDlgWndProc` thunk, like the EDIT class's) with
 //! the Windows 98 classic look: caption "Open" (or the caller's title), a
 //! "File name:" EDIT control (the real `dll::edit` class, so typing,
@@ -7,7 +8,9 @@
 //! buttons and the directory listed. Escape, a click on Cancel or the close
 //! button cancel; Enter or a click on OK accepts the typed name (a click on
 //! a listed file copies its name into the edit); a directory name changes
-//! the directory listed; a name with wildcards becomes the filter.
+//! the directory listed; a name with wildcards becomes the filter. Save As
+//! takes a name that does not exist (the default extension appended to a
+//! name without one); OFN_OVERWRITEPROMPT is not asked (no message box).
 //!
 //! The modal loop: GetOpenFileName does not return until the dialog ends.
 //! Each step takes the next message from the thread's queue (the same
@@ -46,8 +49,11 @@ pub struct Request {
     /// The directory listed (guest path); empty: the current directory.
     pub dir: String,
     pub must_exist: bool,
-    /// Appended (after a '.') to a name without extension that is not found.
+    /// Appended (after a '.') to a name without extension that is not found
+    /// (Open) or to any name without extension (Save As).
     pub def_ext: Option<String>,
+    /// GetSaveFileName: caption "Save As", the name need not exist.
+    pub save: bool,
 }
 
 /// An open dialog (kept in `Desktop::file_dialog` while it is up).
@@ -62,6 +68,7 @@ pub struct FileDialog {
     pub sel: Option<usize>,
     pub must_exist: bool,
     pub def_ext: Option<String>,
+    pub save: bool,
     /// Set when the dialog ends: the chosen full path, or None (cancelled).
     pub result: Option<Option<String>>,
 }
@@ -149,7 +156,7 @@ pub fn run(env: &mut Env, req: impl FnOnce(&mut Env) -> Request, done: Done) -> 
     };
     let files = list_files(env, &dir, &filter);
     let title = if req.title.is_empty() {
-        units("Open")
+        units(if req.save { "Save As" } else { "Open" })
     } else {
         req.title.clone()
     };
@@ -259,6 +266,7 @@ pub fn run(env: &mut Env, req: impl FnOnce(&mut Env) -> Request, done: Done) -> 
         sel: None,
         must_exist: req.must_exist,
         def_ext: req.def_ext,
+        save: req.save,
         result: None,
     });
     user32::show_window(env, hwnd, 5, Box::new(move |env| step(env, done)))
@@ -378,12 +386,24 @@ fn accept(env: &mut Env) {
         relist(env, full, f.filter.clone(), files);
         return;
     }
+    let last = name.rsplit(['\\', '/']).next().unwrap_or("");
+    if f.save {
+        // Save As: the default extension on a name without one; the path
+        // must be one the run may write (inside a writable drive).
+        let chosen = match f.def_ext.as_ref().filter(|_| !last.contains('.')) {
+            Some(ext) => join(env, &f.dir, &format!("{name}.{ext}")),
+            None => full,
+        };
+        if env.drives.resolve_write(&chosen).is_ok() {
+            end(env, Some(chosen));
+        }
+        return;
+    }
     if host.as_ref().is_some_and(|h| h.is_file()) {
         end(env, Some(full));
         return;
     }
     // Not found: with the default extension, or (when it need not exist) as typed.
-    let last = name.rsplit(['\\', '/']).next().unwrap_or("");
     if let Some(ext) = f.def_ext.as_ref().filter(|_| !last.contains('.')) {
         let with = join(env, &f.dir, &format!("{name}.{ext}"));
         if env.drives.resolve(&with).is_ok_and(|h| h.is_file()) {

@@ -1667,15 +1667,19 @@ crate::dll! { "user32.dll";
         let Some(c) = d.win(h).and_then(|w| d.classes.get(w.class)) else { return 0 };
         match i { -10 => c.background, -12 => c.cursor, -14 => c.icon, -24 => c.wndproc, -26 => c.style, -32 => c.atom as u32, _ => 0 }
     }
-    stdcall fn GetWindowTextW(env, h: u32, buf: u32, n: i32) -> u32 {
-        let t = desk(env).win(h).map(|w| w.title.clone()).unwrap_or_default();
-        gs::write_str(&mut env.mem, buf, n.max(0) as u32, &t, true)
+    // Every window is this process's: the text comes from WM_GETTEXT /
+    // WM_GETTEXTLENGTH (an EDIT control answers with its contents).
+    stdcall fn GetWindowTextW(env, h: u32, buf: u32, n: i32) -> Ret {
+        if n <= 0 || desk(env).win(h).is_none() {
+            return Ret::Value(0);
+        }
+        send(env, h, wm::GETTEXT, n as u32, buf, |_, r| Ret::Value(r))
     }
     stdcall fn GetWindowTextA(env, h: u32, buf: u32, n: i32) -> u32 {
         let t = desk(env).win(h).map(|w| w.title.clone()).unwrap_or_default();
         gs::write_str(&mut env.mem, buf, n.max(0) as u32, &t, false)
     }
-    stdcall fn GetWindowTextLengthW(env, h: u32) -> u32 { desk(env).win(h).map_or(0, |w| w.title.len() as u32) }
+    stdcall fn GetWindowTextLengthW(env, h: u32) -> Ret { send(env, h, wm::GETTEXTLENGTH, 0, 0, |_, r| Ret::Value(r)) }
     stdcall fn SetWindowTextW(env, h: u32, s: u32) -> Ret { send(env, h, wm::SETTEXT, 0, s, |_, r| Ret::Value(r)) }
     stdcall fn SetWindowTextA(env, h: u32, s: u32) -> Ret { send(env, h, wm::SETTEXT, 0, s, |_, r| Ret::Value(r)) }
     stdcall fn GetKeyState(env, vk: u32) -> u32 {
