@@ -498,7 +498,9 @@ fn service_api(
     if let Some(le) = p.env.mem.peek_u32(teb_ + teb::LAST_ERROR) {
         p.env.last_error = le;
     }
+    p.env.retrying = retry;
     let r = (e.imp)(&mut p.env, &args);
+    p.env.retrying = false;
     if !matches!(r, Ret::Block { .. }) {
         p.env.threads.cur_mut().wait_deadline = None;
     }

@@ -252,6 +252,8 @@ pub struct Desktop {
     pub edits: BTreeMap<u32, crate::dll::edit::EditText>,
     /// comdlg32's Open dialog while it is up (its modal loop's state).
     pub file_dialog: Option<crate::dll::filedlg::FileDialog>,
+    /// A popup menu open from the menu bar (the menu loop's state).
+    pub menu_track: Option<crate::dll::menu::MenuTrack>,
     /// comdlg32's CommDlgExtendedError.
     pub comdlg_error: u32,
 }
@@ -288,6 +290,7 @@ impl Desktop {
             edits: BTreeMap::new(),
             file_dialog: None,
             comdlg_error: 0,
+            menu_track: None,
         }
     }
 

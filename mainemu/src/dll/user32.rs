@@ -291,7 +291,11 @@ fn register_class(env: &mut Env, a: u32, ex: bool, wide: bool) -> u32 {
 }
 
 /// The built-in classes (window procedure: DefWindowProcW for now).
+/// An existing class of that name is answered as it is.
 pub(crate) fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
+    if let Some(i) = desk(env).class_index(name, 0) {
+        return Some(i);
+    }
     let up = crate::desktop::upper(name);
     let known = [
         "BUTTON",
@@ -301,6 +305,7 @@ pub(crate) fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
         "COMBOBOX",
         "SCROLLBAR",
         "#32770",
+        "#32768",
         "MSCTLS_STATUSBAR32",
     ];
     let s = String::from_utf16_lossy(&up);
@@ -720,6 +725,7 @@ pub(crate) fn def_window_proc(
         },
         wm::NCLBUTTONDOWN => match wp {
             ht::CLOSE => send(env, h, wm::SYSCOMMAND, 0xF060, lp, |_, _| Ret::Value(0)),
+            ht::MENU => super::menu::track_bar(env, h, lp as i16 as i32, (lp >> 16) as i16 as i32),
             _ => Ret::Value(0),
         },
         wm::ACTIVATE => {
@@ -1434,8 +1440,15 @@ crate::dll! { "user32.dll";
         create_window(env, ex, class, title, style, x, y, w, h, parent, menu, inst, param, false)
     }
     stdcall fn DestroyWindow(env, h: u32) -> Ret { destroy_window(env, h) }
-    stdcall fn DefWindowProcW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { def_window_proc(env, h, msg, wp, lp, true) }
-    stdcall fn DefWindowProcA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { def_window_proc(env, h, msg, wp, lp, false) }
+    // Made again after a wait: only the menu loop (WM_NCLBUTTONDOWN on the menu bar) waits here.
+    stdcall fn DefWindowProcW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
+        if env.retrying && env.desktop.menu_track.is_some() { return super::menu::resume(env); }
+        def_window_proc(env, h, msg, wp, lp, true)
+    }
+    stdcall fn DefWindowProcA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
+        if env.retrying && env.desktop.menu_track.is_some() { return super::menu::resume(env); }
+        def_window_proc(env, h, msg, wp, lp, false)
+    }
     stdcall fn CallWindowProcW(env, p: u32, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { Ret::call(p, vec![h, msg, wp, lp], |_, r| Ret::Value(r)) }
     stdcall fn CallWindowProcA(env, p: u32, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { Ret::call(p, vec![h, msg, wp, lp], |_, r| Ret::Value(r)) }
     stdcall fn ShowWindow(env, h: u32, cmd: u32) -> Ret {
@@ -1725,6 +1738,8 @@ crate::dll! { "user32.dll";
     stdcall fn TranslateAcceleratorA(env, h: u32, acc: u32, msg: u32) -> Ret { translate_accel(env, h, acc, msg) }
     stdcall fn LoadMenuW(env, inst: u32, name: u32) -> u32 { let n = res_name(env, name, true); load_menu(env, inst, &n) }
     stdcall fn LoadMenuA(env, inst: u32, name: u32) -> u32 { let n = res_name(env, name, false); load_menu(env, inst, &n) }
+    // The clipboard is not modelled: it is always empty.
+    stdcall fn IsClipboardFormatAvailable(env, _format: u32) -> bool { false }
     stdcall fn GetMenu(env, h: u32) -> u32 { desk(env).win(h).map_or(0, |w| w.menu()) }
     stdcall fn SetMenu(env, h: u32, m: u32) -> bool {
         let Some(w) = desk(env).win_mut(h) else { return false };
@@ -1829,7 +1844,7 @@ crate::dll! { "user32.dll";
     stdcall fn wvsprintfW(env, buf: u32, f: u32, va: u32) -> i32 { let out = fmt_w(env, f, va); store(env, buf, &out[..out.len().min(WSPRINTF_MAX as usize)], Bound::None) }
 }
 
-fn post(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> bool {
+pub(crate) fn post(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> bool {
     if h != 0 && desk(env).win(h).is_none() {
         env.last_error = 1400;
         return false;
