@@ -318,3 +318,74 @@ fn notepad_save_as_writes_the_file() {
     );
     assert_eq!(r.last.hash(), 0xa1fc_62c2_c499_d49d, "the last frame");
 }
+
+/// notepad's File menu on a click (the popup under "File": New, Open...,
+/// Save, Save as..., Print..., Page Setup..., Printer Setup..., Exit with
+/// their shortcuts); a click on "Open..." closes it and notepad gets the
+/// command: the same Open dialog as Ctrl+O shows (the popup's pixels stay
+/// where notepad paints nothing: its client area's one-pixel strip and the
+/// edit's unpainted scroll bar area). Typing the name and Enter opens the
+/// file.
+#[test]
+fn notepad_file_menu_open() {
+    let Some(r) = both_arms(
+        "wine-8.0/notepad.exe",
+        C_FILES,
+        "click 20,32 @ 1000000; click 40,71 @ 2000000; text hello.txt @ 3000000; key enter @ 4000000",
+        6_000_000,
+        250_000,
+    ) else {
+        return;
+    };
+    assert_eq!(r.ending, Ending::Idle);
+    assert_eq!(r.dispatches, 4_001_377, "dispatches at the idle ending");
+    const FILE_MENU: u64 = 0x25e2_eec4_1723_1f5d;
+    const DIALOG_AFTER_MENU: u64 = 0x8f50_0fe6_983a_6192;
+    assert_eq!(
+        changes(&r.seen),
+        vec![
+            (250_000, NOTEPAD_EMPTY),
+            (1_250_000, FILE_MENU),
+            (2_250_000, DIALOG_AFTER_MENU),
+            (3_250_000, 0x90ed_35e2_cd88_4a56)
+        ],
+        "{:x?}",
+        r.seen
+    );
+    assert_ne!(DIALOG_AFTER_MENU, FILE_MENU);
+    assert_eq!(r.last.hash(), 0x5fa5_7c88_299d_585a, "the last frame");
+    assert_eq!(r.titles, vec!["hello.txt - Notepad".to_string()]);
+}
+
+/// The Edit menu (disabled items embossed, "Wrap long lines" checked)
+/// closes on Escape and on a click elsewhere (that click is used up):
+/// notepad is left as it was but for the popup's pixels in the areas it
+/// does not paint.
+#[test]
+fn notepad_menu_closes() {
+    for (script, dispatches) in [
+        ("click 60,32 @ 1000000; key escape @ 2000000", 2_000_370),
+        ("click 60,32 @ 1000000; click 300,250 @ 2000000", 2_000_368),
+    ] {
+        let Some(r) = both_arms("wine-8.0/notepad.exe", C_FILES, script, 5_000_000, 250_000) else {
+            return;
+        };
+        assert_eq!(r.ending, Ending::Idle, "{script}");
+        assert_eq!(
+            r.dispatches, dispatches,
+            "{script}: dispatches at the idle ending"
+        );
+        assert_eq!(
+            changes(&r.seen),
+            vec![(250_000, NOTEPAD_EMPTY), (1_250_000, 0xdb8c_dd3e_dece_f49e)],
+            "{script}: {:x?}",
+            r.seen
+        );
+        assert_eq!(
+            r.last.hash(),
+            0x0841_1f58_b755_5d20,
+            "{script}: the last frame"
+        );
+        assert_eq!(r.titles, vec!["Untitled - Notepad".to_string()], "{script}");
+    }
+}
