@@ -140,7 +140,13 @@ fn join(env: &Env, dir: &str, name: &str) -> String {
 /// the dialog is gone. A call made again after a wait continues the loop.
 pub fn run(env: &mut Env, req: impl FnOnce(&mut Env) -> Request, done: Done) -> Ret {
     if env.desktop.file_dialog.is_some() {
-        return step(env, done);
+        if env.retrying {
+            return step(env, done);
+        }
+        // A window procedure asking for a second file dialog while one is up.
+        return Ret::Stop(
+            "comdlg32: a file dialog opened while another is up is not modelled".into(),
+        );
     }
     let req = req(env);
     let dir = if req.dir.is_empty() {
