@@ -469,6 +469,7 @@ fn service_api(
 ) -> Service {
     let cpu = p.env.cpu();
     let esp = cpu.regs[reg::ESP];
+    let thunk = cpu.eip;
     let Some(ret) = p.env.mem.peek_u32(esp) else {
         return Service::Stop(format!("API call with an unreadable stack at {esp:#010x}"));
     };
@@ -497,13 +498,16 @@ fn service_api(
     if let Some(le) = p.env.mem.peek_u32(teb_ + teb::LAST_ERROR) {
         p.env.last_error = le;
     }
+    p.env.retrying = retry;
     let r = (e.imp)(&mut p.env, &args);
+    p.env.retrying = false;
     if !matches!(r, Ret::Block { .. }) {
         p.env.threads.cur_mut().wait_deadline = None;
     }
     let origin = Origin::Api {
         ret,
         esp: esp.wrapping_add(4 + e.pop_bytes()),
+        thunk,
     };
     p.finish(r, origin)
 }
@@ -574,7 +578,7 @@ impl Process {
     pub fn finish(&mut self, r: Ret, origin: Origin) -> Service {
         match r {
             Ret::Value(_) | Ret::Value64(_) | Ret::Float(_) => match origin {
-                Origin::Api { ret, esp } => {
+                Origin::Api { ret, esp, .. } => {
                     let cpu = self.env.cpu();
                     match r {
                         Ret::Value(v) => cpu.regs[reg::EAX] = v,
@@ -638,9 +642,14 @@ impl Process {
             }
             Ret::Jumped => Service::Continue,
             Ret::Block { deadline } => match origin {
-                Origin::Api { .. } => {
+                Origin::Api { thunk, .. } => {
                     let epoch = self.env.threads.epoch;
                     let t = self.env.threads.cur_mut();
+                    // From a continuation EIP is at the callback-return
+                    // thunk; ESP is already back at the call's (the guest
+                    // call restored it), so the call is made again from
+                    // its own thunk with its own arguments.
+                    t.cpu.eip = thunk;
                     t.state = State::Blocked { deadline, epoch };
                     t.retrying = true;
                     Service::Continue

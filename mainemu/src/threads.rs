@@ -24,7 +24,9 @@ pub type Then = Box<dyn FnOnce(&mut Env, u32) -> Ret>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
     /// An API call: the value is its result; return to `ret` with ESP = `esp`.
-    Api { ret: u32, esp: u32 },
+    /// `thunk` is the API's own thunk: a wait answered by a continuation
+    /// (after a guest call) makes the call again from there.
+    Api { ret: u32, esp: u32, thunk: u32 },
     /// A thread's start routine: the value is the thread's exit code.
     ThreadStart,
     /// The engine (exception dispatch): a value is an internal error; the

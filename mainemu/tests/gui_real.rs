@@ -12,26 +12,47 @@ use mainemu::frame::Frame;
 use mainemu::process::{Process, Setup};
 use mainemu::run::{run_arm_with, Arm, Edges, Ending};
 
-/// Runs `exe` (under win32-real) on `arm` with `script`, C: a fresh empty
-/// directory; returns the ending and (edge, frame hash) every `every`
-/// dispatches up to `budget`, and the last frame.
+/// What a run showed: how it ended, after how many dispatches, the
+/// (edge, frame hash) pairs, the last frame, and the titles of the visible
+/// top-level windows at the end (topmost first).
+#[derive(Debug)]
+struct Shown {
+    ending: Ending,
+    dispatches: u64,
+    seen: Vec<(u64, u64)>,
+    last: Frame,
+    titles: Vec<String>,
+    /// C:'s files at the end (name, contents), sorted by name.
+    c_files: Vec<(String, Vec<u8>)>,
+}
+
+/// Runs `exe` (under win32-real) on `arm` with `script`, C: a fresh
+/// directory holding `files` (name, contents); the frame hash every
+/// `every` dispatches up to `budget`.
 fn frames(
     exe: &str,
+    files: &[(&str, &str)],
     script: &str,
     budget: u64,
     every: u64,
     arm: Arm,
-) -> Option<(Ending, Vec<(u64, u64)>, Frame)> {
+) -> Option<Shown> {
     let root = common::win32_real()?;
     let exe = root.join(exe);
+    // One directory per run: tests run in parallel in this process.
+    static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let c = std::env::temp_dir().join(format!(
-        "mainemu-guireal-{}-{}-{}",
+        "mainemu-guireal-{}-{}-{}-{}",
         std::process::id(),
+        RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         arm.name(),
         exe.file_name().unwrap().to_string_lossy()
     ));
     std::fs::remove_dir_all(&c).ok();
     std::fs::create_dir_all(&c).unwrap();
+    for (name, text) in files {
+        std::fs::write(c.join(name), text).unwrap();
+    }
     let mut setup = Setup::for_program(&exe, &[], &[('C', c.clone())], &[]).unwrap();
     setup.stdin = Box::new(std::io::empty());
     let mut p = Process::with_setup(&std::fs::read(&exe).unwrap(), setup).unwrap();
@@ -45,21 +66,58 @@ fn frames(
         &mut |_, _| {},
         Some(Edges { every, at: &mut at }),
     );
+    let mut c_files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&c)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    c_files.sort();
     std::fs::remove_dir_all(&c).ok();
-    Some((s.ending, seen, Frame::of(&p.env.desktop)))
+    let d = &p.env.desktop;
+    let titles = d
+        .top
+        .iter()
+        .filter_map(|&h| d.win(h))
+        .filter(|w| w.visible())
+        .map(|w| String::from_utf16_lossy(&w.title))
+        .collect();
+    Some(Shown {
+        ending: s.ending,
+        dispatches: s.dispatches,
+        seen,
+        last: Frame::of(d),
+        titles,
+        c_files,
+    })
 }
 
-/// The run under l0 and l1: equal frames at every edge; returns l0's.
+/// The run under l0 and l1: the same ending, dispatch count, frames at
+/// every edge and last frame; returns l0's.
 fn both_arms(
     exe: &str,
+    files: &[(&str, &str)],
     script: &str,
     budget: u64,
     every: u64,
-) -> Option<(Ending, Vec<(u64, u64)>, Frame)> {
-    let a = frames(exe, script, budget, every, Arm::L0)?;
-    let b = frames(exe, script, budget, every, Arm::L1)?;
-    assert_eq!(a.0, b.0, "{exe}: endings under l0 and l1");
-    assert_eq!(a.1, b.1, "{exe}: frames under l0 and l1");
+) -> Option<Shown> {
+    let a = frames(exe, files, script, budget, every, Arm::L0)?;
+    let b = frames(exe, files, script, budget, every, Arm::L1)?;
+    assert_eq!(a.ending, b.ending, "{exe}: endings under l0 and l1");
+    assert_eq!(
+        a.dispatches, b.dispatches,
+        "{exe}: dispatches under l0 and l1"
+    );
+    assert_eq!(a.seen, b.seen, "{exe}: frames under l0 and l1");
+    assert_eq!(
+        a.last.hash(),
+        b.last.hash(),
+        "{exe}: last frames under l0 and l1"
+    );
+    assert_eq!(a.titles, b.titles, "{exe}: windows under l0 and l1");
+    assert_eq!(a.c_files, b.c_files, "{exe}: C: under l0 and l1");
     Some(a)
 }
 
@@ -80,8 +138,9 @@ fn changes(seen: &[(u64, u64)]) -> Vec<(u64, u64)> {
 /// again.
 #[test]
 fn winemine_board_click_and_new_game() {
-    let Some((ending, seen, _)) = both_arms(
+    let Some(Shown { ending, seen, .. }) = both_arms(
         "wine-8.0/winemine.exe",
+        &[],
         "click 24,200 @ 3000000; key F2 @ 8000000",
         10_000_000,
         1_000_000,
@@ -106,8 +165,11 @@ fn winemine_board_click_and_new_game() {
 /// run ends idle, not deadlocked.
 #[test]
 fn notepad_types_into_its_edit_control() {
-    let Some((ending, seen, last)) = both_arms(
+    let Some(Shown {
+        ending, seen, last, ..
+    }) = both_arms(
         "wine-8.0/notepad.exe",
+        &[],
         "text Hello, mainemu! @ 1000000; key Back @ 2000000; key enter @ 2100000; text line two @ 2200000",
         5_000_000,
         250_000,
@@ -124,4 +186,206 @@ fn notepad_types_into_its_edit_control() {
     );
     // "Hello, mainemu" / "line two", caret after it, "Ln 2, Col 9".
     assert_eq!(last.hash(), 0xb8db_9f57_c329_717c, "the last frame");
+}
+
+/// notepad's empty window (the frame the typing test starts from).
+const NOTEPAD_EMPTY: u64 = 0x0c8f_ac70_9d95_77c3;
+/// The Open dialog over notepad with C: holding hello.txt and notes.log:
+/// caption "Open", an empty "File name:" edit with the caret, the list
+/// showing hello.txt only (the *.txt filter), OK (default) and Cancel,
+/// "C:\"; notepad's caption inactive.
+const OPEN_DIALOG: u64 = 0xabe6_6fd6_b0b1_63e3;
+const C_FILES: &[(&str, &str)] = &[("hello.txt", "hello from a file\r\n"), ("notes.log", "x")];
+
+/// Ctrl+O (notepad's accelerator for File/Open) opens the Open dialog
+/// (comdlg32 GetOpenFileNameW, our host-side dialog); "hello.txt" typed into
+/// its edit and Enter: the dialog goes, notepad reads the file (its text in
+/// the edit control, the caption "hello.txt - Notepad").
+#[test]
+fn notepad_file_open_dialog_opens_a_file() {
+    let Some(r) = both_arms(
+        "wine-8.0/notepad.exe",
+        C_FILES,
+        "key ctrl+o @ 1000000; text hello.txt @ 2000000; key enter @ 3000000",
+        5_000_000,
+        250_000,
+    ) else {
+        return;
+    };
+    assert_eq!(r.ending, Ending::Idle);
+    assert_eq!(r.dispatches, 3_001_378, "dispatches at the idle ending");
+    const TYPED: u64 = 0x0567_9ffc_4d0a_e22e;
+    assert_eq!(
+        changes(&r.seen),
+        vec![
+            (250_000, NOTEPAD_EMPTY),
+            (1_250_000, OPEN_DIALOG),
+            (2_250_000, TYPED)
+        ],
+        "{:x?}",
+        r.seen
+    );
+    assert_ne!(OPEN_DIALOG, NOTEPAD_EMPTY, "the dialog changes the frame");
+    // "hello from a file" in notepad's edit control.
+    assert_eq!(r.last.hash(), 0x2fd9_c0e4_fb98_883e, "the last frame");
+    assert_eq!(r.titles, vec!["hello.txt - Notepad".to_string()]);
+}
+
+/// The same dialog, a click on hello.txt in its list (the name goes into
+/// the edit) and a click on OK: the same file opens, the same last frame.
+#[test]
+fn notepad_file_open_dialog_by_clicks() {
+    let Some(r) = both_arms(
+        "wine-8.0/notepad.exe",
+        C_FILES,
+        "key ctrl+o @ 1000000; click 120,155 @ 2000000; click 330,112 @ 3000000",
+        5_000_000,
+        250_000,
+    ) else {
+        return;
+    };
+    assert_eq!(r.ending, Ending::Idle);
+    assert_eq!(r.dispatches, 3_001_378, "dispatches at the idle ending");
+    assert_eq!(
+        changes(&r.seen)[..2],
+        [(250_000, NOTEPAD_EMPTY), (1_250_000, OPEN_DIALOG)]
+    );
+    assert_eq!(r.last.hash(), 0x2fd9_c0e4_fb98_883e, "the last frame");
+    assert_eq!(r.titles, vec!["hello.txt - Notepad".to_string()]);
+}
+
+/// Escape cancels the dialog (GetOpenFileNameW returns FALSE): the dialog
+/// goes and notepad shows exactly its empty window again, still
+/// "Untitled"; a click on Cancel does the same.
+#[test]
+fn notepad_file_open_dialog_cancel() {
+    for script in [
+        "key ctrl+o @ 1000000; key escape @ 2000000",
+        "key ctrl+o @ 1000000; click 330,142 @ 2000000",
+    ] {
+        let Some(r) = both_arms("wine-8.0/notepad.exe", C_FILES, script, 5_000_000, 250_000) else {
+            return;
+        };
+        assert_eq!(r.ending, Ending::Idle, "{script}");
+        assert_eq!(
+            r.dispatches, 2_000_281,
+            "{script}: dispatches at the idle ending"
+        );
+        assert_eq!(
+            changes(&r.seen),
+            vec![(250_000, NOTEPAD_EMPTY), (1_250_000, OPEN_DIALOG)],
+            "{script}: {:x?}",
+            r.seen
+        );
+        assert_eq!(r.last.hash(), NOTEPAD_EMPTY, "{script}: the last frame");
+        assert_eq!(r.titles, vec!["Untitled - Notepad".to_string()], "{script}");
+    }
+}
+
+/// Ctrl+S on an untitled notepad asks for a name (GetSaveFileNameW: the
+/// same dialog, caption "Save As"); "mynote" and Enter: notepad writes
+/// C:\\mynote.txt (the default extension "txt" appended) with the typed
+/// text and takes the name as its title.
+#[test]
+fn notepad_save_as_writes_the_file() {
+    let Some(r) = both_arms(
+        "wine-8.0/notepad.exe",
+        &[],
+        "text saved text @ 500000; key ctrl+s @ 1000000; text mynote @ 2000000; key enter @ 3000000",
+        5_000_000,
+        250_000,
+    ) else {
+        return;
+    };
+    assert_eq!(r.ending, Ending::Idle);
+    assert_eq!(r.dispatches, 3_000_923, "dispatches at the idle ending");
+    assert_eq!(
+        r.c_files,
+        vec![("mynote.txt".to_string(), b"saved text".to_vec())]
+    );
+    assert_eq!(r.titles, vec!["mynote.txt - Notepad".to_string()]);
+    // Empty, "saved text" typed, the Save As dialog, "mynote" in its edit.
+    assert_eq!(
+        changes(&r.seen),
+        vec![
+            (250_000, NOTEPAD_EMPTY),
+            (750_000, 0x5bf9_7e57_19a4_54a6),
+            (1_250_000, 0xbf73_17d1_6d2c_c70f),
+            (2_250_000, 0x8009_a858_9fa2_4f7d)
+        ],
+        "{:x?}",
+        r.seen
+    );
+    assert_eq!(r.last.hash(), 0xa1fc_62c2_c499_d49d, "the last frame");
+}
+
+/// notepad's File menu on a click (the popup under "File": New, Open...,
+/// Save, Save as..., Print..., Page Setup..., Printer Setup..., Exit with
+/// their shortcuts); a click on "Open..." closes it and notepad gets the
+/// command: the same Open dialog as Ctrl+O shows (the popup's pixels stay
+/// where notepad paints nothing: its client area's one-pixel strip and the
+/// edit's unpainted scroll bar area). Typing the name and Enter opens the
+/// file.
+#[test]
+fn notepad_file_menu_open() {
+    let Some(r) = both_arms(
+        "wine-8.0/notepad.exe",
+        C_FILES,
+        "click 20,32 @ 1000000; click 40,71 @ 2000000; text hello.txt @ 3000000; key enter @ 4000000",
+        6_000_000,
+        250_000,
+    ) else {
+        return;
+    };
+    assert_eq!(r.ending, Ending::Idle);
+    assert_eq!(r.dispatches, 4_001_377, "dispatches at the idle ending");
+    const FILE_MENU: u64 = 0x25e2_eec4_1723_1f5d;
+    const DIALOG_AFTER_MENU: u64 = 0x8f50_0fe6_983a_6192;
+    assert_eq!(
+        changes(&r.seen),
+        vec![
+            (250_000, NOTEPAD_EMPTY),
+            (1_250_000, FILE_MENU),
+            (2_250_000, DIALOG_AFTER_MENU),
+            (3_250_000, 0x90ed_35e2_cd88_4a56)
+        ],
+        "{:x?}",
+        r.seen
+    );
+    assert_ne!(DIALOG_AFTER_MENU, FILE_MENU);
+    assert_eq!(r.last.hash(), 0x5fa5_7c88_299d_585a, "the last frame");
+    assert_eq!(r.titles, vec!["hello.txt - Notepad".to_string()]);
+}
+
+/// The Edit menu (disabled items embossed, "Wrap long lines" checked)
+/// closes on Escape and on a click elsewhere (that click is used up):
+/// notepad is left as it was but for the popup's pixels in the areas it
+/// does not paint.
+#[test]
+fn notepad_menu_closes() {
+    for (script, dispatches) in [
+        ("click 60,32 @ 1000000; key escape @ 2000000", 2_000_370),
+        ("click 60,32 @ 1000000; click 300,250 @ 2000000", 2_000_368),
+    ] {
+        let Some(r) = both_arms("wine-8.0/notepad.exe", C_FILES, script, 5_000_000, 250_000) else {
+            return;
+        };
+        assert_eq!(r.ending, Ending::Idle, "{script}");
+        assert_eq!(
+            r.dispatches, dispatches,
+            "{script}: dispatches at the idle ending"
+        );
+        assert_eq!(
+            changes(&r.seen),
+            vec![(250_000, NOTEPAD_EMPTY), (1_250_000, 0xdb8c_dd3e_dece_f49e)],
+            "{script}: {:x?}",
+            r.seen
+        );
+        assert_eq!(
+            r.last.hash(),
+            0x0841_1f58_b755_5d20,
+            "{script}: the last frame"
+        );
+        assert_eq!(r.titles, vec!["Untitled - Notepad".to_string()], "{script}");
+    }
 }

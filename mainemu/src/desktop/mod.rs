@@ -250,6 +250,12 @@ pub struct Desktop {
     pub waiting_for_input: bool,
     /// EDIT controls' text, caret and selection, by window.
     pub edits: BTreeMap<u32, crate::dll::edit::EditText>,
+    /// comdlg32's Open dialog while it is up (its modal loop's state).
+    pub file_dialog: Option<crate::dll::filedlg::FileDialog>,
+    /// A popup menu open from the menu bar (the menu loop's state).
+    pub menu_track: Option<crate::dll::menu::MenuTrack>,
+    /// comdlg32's CommDlgExtendedError.
+    pub comdlg_error: u32,
 }
 
 impl Desktop {
@@ -282,6 +288,9 @@ impl Desktop {
             sys_brushes: BTreeMap::new(),
             waiting_for_input: false,
             edits: BTreeMap::new(),
+            file_dialog: None,
+            comdlg_error: 0,
+            menu_track: None,
         }
     }
 

@@ -65,9 +65,11 @@ pub mod comctl32;
 pub mod comdlg32;
 pub mod crt;
 pub mod edit;
+pub mod filedlg;
 pub mod gdi32;
 pub mod gui_structs;
 pub mod kernel32;
+pub mod menu;
 pub mod msvcrt;
 pub mod ntdll;
 pub mod oleaut32;
@@ -406,6 +408,9 @@ pub struct Env {
     pub clock: u64,
     /// The current thread's last error (saved in its [`crate::threads::Thread`] on a switch).
     pub last_error: u32,
+    /// This call is being made again after it blocked (`Ret::Block`): a
+    /// body that runs a modal loop continues it instead of starting anew.
+    pub retrying: bool,
     /// Console output in the order the program wrote it (fd 1 and 2 tagged).
     pub console: Vec<(u8, Vec<u8>)>,
     /// The console's modes, code pages, title (kernel32's console calls).
@@ -477,6 +482,7 @@ impl Env {
             mem,
             clock: 0,
             last_error: 0,
+            retrying: false,
             console: Vec::new(),
             con: Default::default(),
             std_handles: [

@@ -157,7 +157,13 @@ fn matches_filter(m: &Msg, hwnd: u32, min: u32, max: u32) -> bool {
 
 /// The next message for GetMessage/PeekMessage: posted and input
 /// messages, then the quit message, then WM_PAINT, then WM_TIMER.
-fn next_message(env: &mut Env, hwnd: u32, min: u32, max: u32, remove: bool) -> Option<Msg> {
+pub(crate) fn next_message(
+    env: &mut Env,
+    hwnd: u32,
+    min: u32,
+    max: u32,
+    remove: bool,
+) -> Option<Msg> {
     let clock = env.clock;
     let d = desk(env);
     d.deliver_input(clock);
@@ -285,7 +291,11 @@ fn register_class(env: &mut Env, a: u32, ex: bool, wide: bool) -> u32 {
 }
 
 /// The built-in classes (window procedure: DefWindowProcW for now).
-fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
+/// An existing class of that name is answered as it is.
+pub(crate) fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
+    if let Some(i) = desk(env).class_index(name, 0) {
+        return Some(i);
+    }
     let up = crate::desktop::upper(name);
     let known = [
         "BUTTON",
@@ -295,6 +305,7 @@ fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
         "COMBOBOX",
         "SCROLLBAR",
         "#32770",
+        "#32768",
         "MSCTLS_STATUSBAR32",
     ];
     let s = String::from_utf16_lossy(&up);
@@ -566,7 +577,12 @@ fn create_window(
 }
 
 /// ShowWindow: WM_SHOWWINDOW, visibility, activation of a top-level window.
-fn show_window(env: &mut Env, h: u32, cmd: u32, then: Box<dyn FnOnce(&mut Env) -> Ret>) -> Ret {
+pub(crate) fn show_window(
+    env: &mut Env,
+    h: u32,
+    cmd: u32,
+    then: Box<dyn FnOnce(&mut Env) -> Ret>,
+) -> Ret {
     let Some(was) = desk(env).win(h).map(|w| w.visible()) else {
         return then(env);
     };
@@ -588,7 +604,7 @@ fn show_window(env: &mut Env, h: u32, cmd: u32, then: Box<dyn FnOnce(&mut Env) -
 
 /// Makes `h` the active window: frames redrawn, WM_ACTIVATE (whose default
 /// handling gives it the focus).
-fn activate(env: &mut Env, h: u32, then: Box<dyn FnOnce(&mut Env) -> Ret>) -> Ret {
+pub(crate) fn activate(env: &mut Env, h: u32, then: Box<dyn FnOnce(&mut Env) -> Ret>) -> Ret {
     let d = desk(env);
     let old = d.active;
     if old == h {
@@ -635,6 +651,11 @@ pub(crate) fn set_focus(
 /// DestroyWindow: WM_DESTROY and WM_NCDESTROY to the window and its
 /// children (parent first), then it is gone and its area exposed.
 fn destroy_window(env: &mut Env, h: u32) -> Ret {
+    destroy_then(env, h, Box::new(|_| Ret::Value(1)))
+}
+
+/// DestroyWindow, then `then` (with the window gone).
+pub(crate) fn destroy_then(env: &mut Env, h: u32, then: Box<dyn FnOnce(&mut Env) -> Ret>) -> Ret {
     if desk(env).win(h).is_none() {
         env.last_error = 1400;
         return Ret::Value(0);
@@ -660,7 +681,7 @@ fn destroy_window(env: &mut Env, h: u32) -> Ret {
         msgs,
         Box::new(move |env| {
             desk(env).remove_window(h);
-            Ret::Value(1)
+            then(env)
         }),
     )
 }
@@ -704,6 +725,7 @@ pub(crate) fn def_window_proc(
         },
         wm::NCLBUTTONDOWN => match wp {
             ht::CLOSE => send(env, h, wm::SYSCOMMAND, 0xF060, lp, |_, _| Ret::Value(0)),
+            ht::MENU => super::menu::track_bar(env, h, lp as i16 as i32, (lp >> 16) as i16 as i32),
             _ => Ret::Value(0),
         },
         wm::ACTIVATE => {
@@ -975,9 +997,16 @@ fn translate_accel(env: &mut Env, hwnd: u32, haccel: u32, msg: u32) -> Ret {
 }
 
 fn translate_message(env: &mut Env, msg: u32) -> bool {
-    let Some(m) = read_msg(env, msg) else {
-        return false;
-    };
+    match read_msg(env, msg) {
+        Some(m) => translate(env, &m),
+        None => false,
+    }
+}
+
+/// TranslateMessage on a message: a key that types a character queues
+/// WM_CHAR (WM_SYSCHAR with Alt) in front of the queue.
+pub(crate) fn translate(env: &mut Env, m: &Msg) -> bool {
+    let m = *m;
     if m.message != wm::KEYDOWN && m.message != wm::SYSKEYDOWN {
         return false;
     }
@@ -1003,16 +1032,19 @@ fn dispatch(env: &mut Env, msg: u32) -> Ret {
     let Some(m) = read_msg(env, msg) else {
         return Ret::Value(0);
     };
+    dispatch_msg(env, &m, |_, r| Ret::Value(r))
+}
+
+/// DispatchMessage on a message, then `then` with the procedure's result.
+pub(crate) fn dispatch_msg(
+    env: &mut Env,
+    m: &Msg,
+    then: impl FnOnce(&mut Env, u32) -> Ret + 'static,
+) -> Ret {
     if m.message == wm::TIMER && m.lparam != 0 {
-        return Ret::call(
-            m.lparam,
-            vec![m.hwnd, m.message, m.wparam, m.time],
-            |_, r| Ret::Value(r),
-        );
+        return Ret::call(m.lparam, vec![m.hwnd, m.message, m.wparam, m.time], then);
     }
-    send(env, m.hwnd, m.message, m.wparam, m.lparam, |_, r| {
-        Ret::Value(r)
-    })
+    send(env, m.hwnd, m.message, m.wparam, m.lparam, then)
 }
 
 fn set_timer(env: &mut Env, hwnd: u32, id: u32, ms: u32, proc_: u32) -> u32 {
@@ -1408,8 +1440,15 @@ crate::dll! { "user32.dll";
         create_window(env, ex, class, title, style, x, y, w, h, parent, menu, inst, param, false)
     }
     stdcall fn DestroyWindow(env, h: u32) -> Ret { destroy_window(env, h) }
-    stdcall fn DefWindowProcW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { def_window_proc(env, h, msg, wp, lp, true) }
-    stdcall fn DefWindowProcA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { def_window_proc(env, h, msg, wp, lp, false) }
+    // Made again after a wait: only the menu loop (WM_NCLBUTTONDOWN on the menu bar) waits here.
+    stdcall fn DefWindowProcW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
+        if env.retrying && env.desktop.menu_track.is_some() { return super::menu::resume(env); }
+        def_window_proc(env, h, msg, wp, lp, true)
+    }
+    stdcall fn DefWindowProcA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
+        if env.retrying && env.desktop.menu_track.is_some() { return super::menu::resume(env); }
+        def_window_proc(env, h, msg, wp, lp, false)
+    }
     stdcall fn CallWindowProcW(env, p: u32, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { Ret::call(p, vec![h, msg, wp, lp], |_, r| Ret::Value(r)) }
     stdcall fn CallWindowProcA(env, p: u32, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { Ret::call(p, vec![h, msg, wp, lp], |_, r| Ret::Value(r)) }
     stdcall fn ShowWindow(env, h: u32, cmd: u32) -> Ret {
@@ -1641,15 +1680,19 @@ crate::dll! { "user32.dll";
         let Some(c) = d.win(h).and_then(|w| d.classes.get(w.class)) else { return 0 };
         match i { -10 => c.background, -12 => c.cursor, -14 => c.icon, -24 => c.wndproc, -26 => c.style, -32 => c.atom as u32, _ => 0 }
     }
-    stdcall fn GetWindowTextW(env, h: u32, buf: u32, n: i32) -> u32 {
-        let t = desk(env).win(h).map(|w| w.title.clone()).unwrap_or_default();
-        gs::write_str(&mut env.mem, buf, n.max(0) as u32, &t, true)
+    // Every window is this process's: the text comes from WM_GETTEXT /
+    // WM_GETTEXTLENGTH (an EDIT control answers with its contents).
+    stdcall fn GetWindowTextW(env, h: u32, buf: u32, n: i32) -> Ret {
+        if n <= 0 || desk(env).win(h).is_none() {
+            return Ret::Value(0);
+        }
+        send(env, h, wm::GETTEXT, n as u32, buf, |_, r| Ret::Value(r))
     }
     stdcall fn GetWindowTextA(env, h: u32, buf: u32, n: i32) -> u32 {
         let t = desk(env).win(h).map(|w| w.title.clone()).unwrap_or_default();
         gs::write_str(&mut env.mem, buf, n.max(0) as u32, &t, false)
     }
-    stdcall fn GetWindowTextLengthW(env, h: u32) -> u32 { desk(env).win(h).map_or(0, |w| w.title.len() as u32) }
+    stdcall fn GetWindowTextLengthW(env, h: u32) -> Ret { send(env, h, wm::GETTEXTLENGTH, 0, 0, |_, r| Ret::Value(r)) }
     stdcall fn SetWindowTextW(env, h: u32, s: u32) -> Ret { send(env, h, wm::SETTEXT, 0, s, |_, r| Ret::Value(r)) }
     stdcall fn SetWindowTextA(env, h: u32, s: u32) -> Ret { send(env, h, wm::SETTEXT, 0, s, |_, r| Ret::Value(r)) }
     stdcall fn GetKeyState(env, vk: u32) -> u32 {
@@ -1695,6 +1738,8 @@ crate::dll! { "user32.dll";
     stdcall fn TranslateAcceleratorA(env, h: u32, acc: u32, msg: u32) -> Ret { translate_accel(env, h, acc, msg) }
     stdcall fn LoadMenuW(env, inst: u32, name: u32) -> u32 { let n = res_name(env, name, true); load_menu(env, inst, &n) }
     stdcall fn LoadMenuA(env, inst: u32, name: u32) -> u32 { let n = res_name(env, name, false); load_menu(env, inst, &n) }
+    // The clipboard is not modelled: it is always empty.
+    stdcall fn IsClipboardFormatAvailable(env, _format: u32) -> bool { false }
     stdcall fn GetMenu(env, h: u32) -> u32 { desk(env).win(h).map_or(0, |w| w.menu()) }
     stdcall fn SetMenu(env, h: u32, m: u32) -> bool {
         let Some(w) = desk(env).win_mut(h) else { return false };
@@ -1799,7 +1844,7 @@ crate::dll! { "user32.dll";
     stdcall fn wvsprintfW(env, buf: u32, f: u32, va: u32) -> i32 { let out = fmt_w(env, f, va); store(env, buf, &out[..out.len().min(WSPRINTF_MAX as usize)], Bound::None) }
 }
 
-fn post(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> bool {
+pub(crate) fn post(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> bool {
     if h != 0 && desk(env).win(h).is_none() {
         env.last_error = 1400;
         return false;
