@@ -27,10 +27,7 @@ mod internal {
 }
 
 fn internal_addr(env: &mut Env, i: usize) -> u32 {
-    let e = &internal::DLL.exports[i];
-    env.thunks
-        .slot(&mut env.mem, crate::thunks::Thunk::Api(e, &internal::DLL))
-        .unwrap_or(0)
+    internal::DLL.guest_addr(env, i)
 }
 
 /// The window procedure of the status bar class (`msctls_statusbar32`).

@@ -87,10 +87,7 @@ mod internal {
 
 /// The guest address of the EDIT class's window procedure.
 pub fn wndproc(env: &mut Env) -> u32 {
-    let e = &internal::DLL.exports[0];
-    env.thunks
-        .slot(&mut env.mem, crate::thunks::Thunk::Api(e, &internal::DLL))
-        .unwrap_or(0)
+    internal::DLL.guest_addr(env, 0)
 }
 
 fn state(env: &mut Env, h: u32) -> &mut EditText {

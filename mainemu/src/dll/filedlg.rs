@@ -93,10 +93,7 @@ mod internal {
 }
 
 fn wndproc(env: &mut Env) -> u32 {
-    let e = &internal::DLL.exports[0];
-    env.thunks
-        .slot(&mut env.mem, crate::thunks::Thunk::Api(e, &internal::DLL))
-        .unwrap_or(0)
+    internal::DLL.guest_addr(env, 0)
 }
 
 fn units(s: &str) -> Vec<u16> {

@@ -312,6 +312,19 @@ impl DllDecl {
         (e.imp)(env, args)
     }
 
+    /// The guest address of export `i`'s thunk: how a host-side window
+    /// procedure (EDIT, the status bar, menus, the file dialog) declared in
+    /// a module's private table becomes a guest-callable pointer. 0 when the
+    /// thunk area is full.
+    pub fn guest_addr(&'static self, env: &mut Env, i: usize) -> u32 {
+        env.thunks
+            .slot(
+                &mut env.mem,
+                crate::thunks::Thunk::Api(&self.exports[i], self),
+            )
+            .unwrap_or(0)
+    }
+
     /// Its own exports, then those of the tables it names with `@also`
     /// (recursively), in declaration order.
     pub fn all_exports(&'static self) -> Vec<&'static ExportDecl> {
