@@ -89,7 +89,19 @@ pub struct Block<B> {
     pub src: Vec<u8>,
     /// `L1::epoch` when its bytes were last known to match memory.
     pub epoch: u32,
+    /// Some fetch window of its ops reaches a CPU address with bit 20 set
+    /// (the HMA, in real mode): what it names depends on the A20 gate, so
+    /// the block is retired when the gate moves. The gate only clears bit 20
+    /// (`EngineBus::phys`), so a CPU address with bit 20 clear names the same
+    /// byte under both states: a block none of whose fetched addresses has it
+    /// set decodes the same bytes, with the same cacheability and the same
+    /// physical ranges (code bits), whichever way the gate stands.
+    pub a20: bool,
 }
+
+/// Bit 20 of a CPU (pre-gate) physical address: the only bit the A20 gate
+/// masks (`EngineBus::phys`).
+pub const A20_BIT: u32 = 1 << 20;
 
 /// The cache key of code at `cs_base:ip` (real mode: the code size is always
 /// 16 bits, so base and IP name the code completely).
@@ -189,6 +201,8 @@ pub struct Compiled<B> {
     /// The bytes of `ranges`, in order, as compiled.
     pub src: Vec<u8>,
     pub spin: Spin,
+    /// See [`Block::a20`].
+    pub a20: bool,
 }
 
 /// Decodes a block at `cs_base:ip`. Returns `None` when the first
@@ -223,6 +237,7 @@ pub fn compile_with<B: EngineBus>(
     let mut dev_ranges = Vec::new();
     let mut ip = ip0;
     let mut block_dev = None;
+    let mut a20 = false;
     while ops.len() < max_ops {
         let p = window(bus, cs_base, ip);
         let fetch = cacheable(bus, &p, device);
@@ -267,6 +282,10 @@ pub fn compile_with<B: EngineBus>(
         if p[..dep].iter().any(|&x| smc.is_volatile(x)) {
             break;
         }
+        // The whole window, not just the op: L0's fetch reads all of it,
+        // and under the other gate state its tail might name a device.
+        a20 |= (0..MAX_LEN as u32)
+            .any(|i| cs_base.wrapping_add(ip.wrapping_add(i) & 0xFFFF) & A20_BIT != 0);
         for &x in &p[..dep] {
             if is_dev && bus.code_device(x, x + 1) {
                 push_range(&mut dev_ranges, x);
@@ -315,6 +334,7 @@ pub fn compile_with<B: EngineBus>(
         dev_ranges,
         src,
         spin,
+        a20,
     })
 }
 

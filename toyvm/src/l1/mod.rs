@@ -107,6 +107,12 @@ pub struct Counters {
     pub stale_retired: u64,
     /// Whole-cache flushes.
     pub flushes: u64,
+    /// Moves of the A20 gate seen between runs, and the blocks they
+    /// retired (those whose fetched addresses have bit 20 set: `Block::a20`).
+    #[serde(default)]
+    pub a20_moves: u64,
+    #[serde(default)]
+    pub a20_retired: u64,
     /// Host calls after which memory may have changed past the code-write
     /// log (the epoch moved: blocks are verified before they run again).
     pub host_epochs: u64,
@@ -220,6 +226,10 @@ pub struct L1<B> {
     pub(crate) epoch: u32,
     /// `phys(1 MiB)` at the last run: the A20 gate's state.
     a20_seen: u32,
+    /// Ids (`pm::PM_ID` for protected-mode ones) of blocks compiled with
+    /// `a20` set, retired when the gate moves. Entries may be stale (the
+    /// block retired, its slot reused): the retirement checks.
+    a20_live: Vec<u32>,
     /// Live blocks compiled from a device window.
     device_live: Vec<u32>,
     /// Set at a `HostCall` exit: the bus's unlogged-write generation then.
@@ -255,6 +265,7 @@ impl<B: EngineBus> L1<B> {
             counters: Counters::default(),
             epoch: 1,
             a20_seen: u32::MAX,
+            a20_live: Vec::new(),
             device_live: Vec::new(),
             host_gen: None,
             pm: pm::PmCache::default(),
@@ -318,6 +329,7 @@ impl<B: EngineBus> L1<B> {
         self.smc.clear();
         self.code.clear_all();
         self.device_live.clear();
+        self.a20_live.clear();
         self.pm.clear();
         self.counters.flushes += 1;
     }
@@ -328,9 +340,14 @@ impl<B: EngineBus> L1<B> {
         self.counters.runs += 1;
         let a20 = bus.phys(0x10_0000);
         if a20 != self.a20_seen {
-            // The A20 gate moved: addresses above 1 MiB name other bytes.
-            if self.a20_seen != u32::MAX && self.live > 0 {
-                self.flush(bus);
+            // The A20 gate moved (it moves only between runs: a port write
+            // that may move it returns to the session, host code runs
+            // between runs). CPU addresses with bit 20 set name other bytes
+            // now; the blocks fetched from such addresses go, every other
+            // block reads the same bytes as before.
+            if self.a20_seen != u32::MAX {
+                self.counters.a20_moves += 1;
+                self.retire_a20_blocks();
             }
             self.a20_seen = a20;
         }
@@ -484,6 +501,46 @@ impl<B: EngineBus> L1<B> {
         }
     }
 
+    /// Remembers that block `id` depends on the A20 gate.
+    pub(crate) fn note_a20(&mut self, id: u32) {
+        if self.a20_live.len() >= 2 * self.config.max_live {
+            // Mostly stale entries (blocks retired by stores): compact.
+            let (blocks, pmb) = (&self.blocks, &self.pm.blocks);
+            self.a20_live.retain(|&x| Self::a20_valid(blocks, pmb, x));
+        }
+        self.a20_live.push(id);
+    }
+
+    fn a20_valid(blocks: &[Block<B>], pmb: &[pm::PmBlock<B>], id: u32) -> bool {
+        if id & pm::PM_ID != 0 {
+            let b = &pmb[(id & !pm::PM_ID) as usize];
+            b.valid && b.a20
+        } else {
+            let b = &blocks[id as usize];
+            b.valid && b.a20
+        }
+    }
+
+    /// Retires every live block that depends on the A20 gate (between
+    /// runs: the code bits are home). A slot listed twice or reused by a
+    /// block that does not depend on it is skipped by the check.
+    fn retire_a20_blocks(&mut self) {
+        if self.a20_live.is_empty() {
+            return;
+        }
+        let victims = std::mem::take(&mut self.a20_live);
+        let mut code = std::mem::take(&mut self.code);
+        for &id in &victims {
+            if Self::a20_valid(&self.blocks, &self.pm.blocks, id) {
+                self.retire(&mut code, id);
+                self.counters.a20_retired += 1;
+            }
+        }
+        self.code = code;
+        self.a20_live = victims;
+        self.a20_live.clear();
+    }
+
     /// Retires every live block with a byte at physical `p`; returns how
     /// many, and the age at `now` of the youngest.
     fn retire_at(&mut self, code: &mut CodeBits, p: u32, now: u64) -> (u64, u64) {
@@ -626,6 +683,7 @@ impl<B: EngineBus> L1<B> {
             born: now,
             src: c.src,
             epoch: self.epoch,
+            a20: c.a20,
             spin: if self.config.spin {
                 c.spin
             } else {
@@ -643,6 +701,9 @@ impl<B: EngineBus> L1<B> {
             }
         };
         self.live += 1;
+        if self.blocks[id as usize].a20 {
+            self.note_a20(id);
+        }
         if !self.blocks[id as usize].dev_ranges.is_empty() {
             self.device_live.push(id);
             self.counters.device_blocks += 1;

@@ -36,7 +36,7 @@
 //! loop; it must not hold instruction semantics (the CPU's handlers and
 //! `pm`'s fault delivery do) or retirement policy (`smc`, `L1`).
 
-use super::block::{cacheable, push_range, read_ranges, Block, Fetch, NONE};
+use super::block::{cacheable, push_range, read_ranges, Block, Fetch, A20_BIT, NONE};
 use super::classify::{self, INVALID, IO, TERM};
 use super::run::Uncached;
 use super::smc::Smc;
@@ -106,6 +106,10 @@ pub struct PmBlock<B> {
     pub born: u64,
     /// Successors: [fall-through, taken].
     pub link: [u32; 2],
+    /// A fetched CPU address (the linear one without paging, the page's
+    /// translation with it) has bit 20 set: the bytes depend on the A20
+    /// gate (see `Block::a20`), so the block is retired when it moves.
+    pub a20: bool,
 }
 
 impl<B> PmBlock<B> {
@@ -167,6 +171,7 @@ struct Compiled<B> {
     end: u64,
     page_lin: u32,
     page_phys: u32,
+    a20: bool,
 }
 
 /// Why a compile found nothing to cache at its first instruction.
@@ -205,6 +210,7 @@ fn compile<B: EngineBus>(
     let mut end = 0u64;
     let mut ip = eip0;
     let mut why = NoBlock::Protected;
+    let mut a20 = false;
     while ops.len() < max_ops {
         let lin = cs_base.wrapping_add(ip);
         let last = MAX_LEN as u32 - 1;
@@ -226,11 +232,16 @@ fn compile<B: EngineBus>(
             MAX_LEN
         };
         let mut p = [0u32; MAX_LEN];
+        // Whether a CPU address of the window (before the A20 gate) has
+        // bit 20 set. With paging the page's translation is checked on
+        // entry as L0's fetch would make it, and the gate applies after
+        // paging, so only the translated page's bit 20 matters.
+        let mut hi = false;
         for (i, x) in p.iter_mut().enumerate() {
             let l = lin + i.min(inpage - 1) as u32;
-            *x = pb
-                .bus
-                .phys(if paging { page_phys | (l & 0xFFF) } else { l });
+            let cpu_addr = if paging { page_phys | (l & 0xFFF) } else { l };
+            hi |= cpu_addr & A20_BIT != 0;
+            *x = pb.bus.phys(cpu_addr);
         }
         if cacheable(&pb.bus, &p, false) != Fetch::Plain {
             why = NoBlock::Window;
@@ -262,6 +273,7 @@ fn compile<B: EngineBus>(
         for &x in &p[..dep] {
             push_range(&mut ranges, x);
         }
+        a20 |= hi;
         end = end.max(ip as u64 + op.len as u64);
         let next_ip = ip.wrapping_add(op.len as u32) & mask;
         let light = classify::pm_light(&ins, &op, class);
@@ -291,6 +303,7 @@ fn compile<B: EngineBus>(
         end,
         page_lin,
         page_phys,
+        a20,
     })
 }
 
@@ -396,6 +409,10 @@ fn run_block<B: EngineBus>(
             // ends before it), then read its bytes, which only plain memory
             // lets us skip.
             if let Some(p) = pb.fetch_translate(t.xpage) {
+                // The byte the read reaches is the translation with the A20
+                // gate applied (an odd megabyte's page may alias the VGA
+                // window while the gate is closed).
+                let p = pb.bus.phys(p);
                 if !pb.bus.code_cacheable(p, p + t.xlen) {
                     break End::Uncached;
                 }
@@ -539,6 +556,7 @@ impl<B: EngineBus> L1<B> {
             epoch: self.epoch,
             born: cpu.clock,
             link: [NONE, NONE],
+            a20: c.a20,
         };
         let idx = match self.pm.free.pop() {
             Some(i) => {
@@ -551,6 +569,9 @@ impl<B: EngineBus> L1<B> {
             }
         };
         self.pm.live += 1;
+        if c.a20 {
+            self.note_a20(idx | PM_ID);
+        }
         let ranges = self.pm.blocks[idx as usize].ranges.clone();
         self.smc.add(&mut pb.bus.code, idx | PM_ID, &ranges);
         for &(s, e) in &ranges {
