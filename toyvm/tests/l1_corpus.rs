@@ -7,8 +7,9 @@
 //! Budgets are capped (`L1_CORPUS_CAP`, default 3M dispatches per program;
 //! `L1_DOS_REAL_CAP`, default 2M, for dos-real) so the test stays minutes
 //! long on a shared box; the ignored `builtin_corpus_full_budgets` runs the
-//! manifest budgets. `L1_DOS_REAL_FILTER` keeps only the dos-real programs
-//! whose path contains it (e.g. to run the protected-mode ones at 20M).
+//! manifest budgets. `L1_DOS_REAL_FILTER` (comma-separated) keeps only the
+//! dos-real programs whose path contains one of its parts (e.g. to run the
+//! protected-mode ones at 20M).
 
 use std::path::Path;
 use toyvm::session::{Config, Program, Session};
@@ -169,7 +170,7 @@ fn dos_real_configs(dir: &Path, cap: u64) -> Vec<(String, Config)> {
             cfg.dos_version = (2, 0);
         }
         if let Ok(f) = std::env::var("L1_DOS_REAL_FILTER") {
-            if !path.contains(&f) {
+            if !f.split(',').any(|x| path.contains(x)) {
                 continue;
             }
         }

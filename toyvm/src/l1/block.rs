@@ -89,19 +89,40 @@ pub struct Block<B> {
     pub src: Vec<u8>,
     /// `L1::epoch` when its bytes were last known to match memory.
     pub epoch: u32,
-    /// Some fetch window of its ops reaches a CPU address with bit 20 set
-    /// (the HMA, in real mode): what it names depends on the A20 gate, so
-    /// the block is retired when the gate moves. The gate only clears bit 20
-    /// (`EngineBus::phys`), so a CPU address with bit 20 clear names the same
-    /// byte under both states: a block none of whose fetched addresses has it
-    /// set decodes the same bytes, with the same cacheability and the same
-    /// physical ranges (code bits), whichever way the gate stands.
-    pub a20: bool,
+    /// [`A20_ANY`], or the gate state it was compiled under ([`A20_OFF`],
+    /// [`A20_ON`]) when some fetch window of its ops reaches a CPU address
+    /// with bit 20 set (the HMA, in real mode): what such an address names
+    /// depends on the gate. The gate only clears bit 20 (`EngineBus::phys`),
+    /// so a CPU address with bit 20 clear names the same byte under both
+    /// states: a block none of whose fetched addresses has it set decodes
+    /// the same bytes, with the same cacheability and the same physical
+    /// ranges (code bits), whichever way the gate stands. A block tagged
+    /// with one state is kept while the gate stands the other way but
+    /// never entered then (links, caches and maps check the tag).
+    pub a20: u8,
 }
 
 /// Bit 20 of a CPU (pre-gate) physical address: the only bit the A20 gate
 /// masks (`EngineBus::phys`).
 pub const A20_BIT: u32 = 1 << 20;
+/// `Block::a20` tags: runs under either gate state, only with the gate
+/// closed, only with it open.
+pub const A20_ANY: u8 = 0;
+pub const A20_OFF: u8 = 1;
+pub const A20_ON: u8 = 2;
+
+/// The tag of code compiled now: [`A20_ANY`] unless some fetched CPU
+/// address had bit 20 set (`hi`), else the gate's state.
+#[inline]
+pub fn a20_tag<B: EngineBus>(bus: &B, hi: bool) -> u8 {
+    if !hi {
+        A20_ANY
+    } else if bus.phys(A20_BIT) & A20_BIT != 0 {
+        A20_ON
+    } else {
+        A20_OFF
+    }
+}
 
 /// The cache key of code at `cs_base:ip` (real mode: the code size is always
 /// 16 bits, so base and IP name the code completely).
@@ -202,7 +223,7 @@ pub struct Compiled<B> {
     pub src: Vec<u8>,
     pub spin: Spin,
     /// See [`Block::a20`].
-    pub a20: bool,
+    pub a20: u8,
 }
 
 /// Decodes a block at `cs_base:ip`. Returns `None` when the first
@@ -334,7 +355,7 @@ pub fn compile_with<B: EngineBus>(
         dev_ranges,
         src,
         spin,
-        a20,
+        a20: a20_tag(bus, a20),
     })
 }
 

@@ -107,12 +107,13 @@ pub struct Counters {
     pub stale_retired: u64,
     /// Whole-cache flushes.
     pub flushes: u64,
-    /// Moves of the A20 gate seen between runs, and the blocks they
-    /// retired (those whose fetched addresses have bit 20 set: `Block::a20`).
+    /// Moves of the A20 gate seen between runs, and blocks compiled whose
+    /// fetched addresses have bit 20 set (`Block::a20`: kept per gate
+    /// state).
     #[serde(default)]
     pub a20_moves: u64,
     #[serde(default)]
-    pub a20_retired: u64,
+    pub a20_blocks: u64,
     /// Host calls after which memory may have changed past the code-write
     /// log (the epoch moved: blocks are verified before they run again).
     pub host_epochs: u64,
@@ -226,10 +227,13 @@ pub struct L1<B> {
     pub(crate) epoch: u32,
     /// `phys(1 MiB)` at the last run: the A20 gate's state.
     a20_seen: u32,
-    /// Ids (`pm::PM_ID` for protected-mode ones) of blocks compiled with
-    /// `a20` set, retired when the gate moves. Entries may be stale (the
-    /// block retired, its slot reused): the retirement checks.
-    a20_live: Vec<u32>,
+    /// The `Block::a20` tag of the gate's present state, and of the other
+    /// one (blocks tagged so are not entered).
+    pub(crate) a20_now: u8,
+    pub(crate) a20_bad: u8,
+    /// Real-mode blocks that depend on the gate, by (key, tag) (`map` holds
+    /// the others).
+    map_a20: HashMap<(u64, u8), u32>,
     /// Live blocks compiled from a device window.
     device_live: Vec<u32>,
     /// Set at a `HostCall` exit: the bus's unlogged-write generation then.
@@ -265,7 +269,10 @@ impl<B: EngineBus> L1<B> {
             counters: Counters::default(),
             epoch: 1,
             a20_seen: u32::MAX,
-            a20_live: Vec::new(),
+            // Set by the first run, before any block exists.
+            a20_now: block::A20_ANY,
+            a20_bad: u8::MAX,
+            map_a20: HashMap::new(),
             device_live: Vec::new(),
             host_gen: None,
             pm: pm::PmCache::default(),
@@ -329,7 +336,7 @@ impl<B: EngineBus> L1<B> {
         self.smc.clear();
         self.code.clear_all();
         self.device_live.clear();
-        self.a20_live.clear();
+        self.map_a20.clear();
         self.pm.clear();
         self.counters.flushes += 1;
     }
@@ -343,13 +350,18 @@ impl<B: EngineBus> L1<B> {
             // The A20 gate moved (it moves only between runs: a port write
             // that may move it returns to the session, host code runs
             // between runs). CPU addresses with bit 20 set name other bytes
-            // now; the blocks fetched from such addresses go, every other
-            // block reads the same bytes as before.
+            // now: the blocks fetched from such addresses are set aside
+            // (their tag is the other state's) until the gate moves back;
+            // every other block reads the same bytes as before. Set aside,
+            // they keep their code bits, so stores into their bytes still
+            // retire them.
             if self.a20_seen != u32::MAX {
                 self.counters.a20_moves += 1;
-                self.retire_a20_blocks();
             }
             self.a20_seen = a20;
+            let on = a20 & block::A20_BIT != 0;
+            self.a20_now = if on { block::A20_ON } else { block::A20_OFF };
+            self.a20_bad = if on { block::A20_OFF } else { block::A20_ON };
         }
         if let Some(g) = self.host_gen.take() {
             // Host code ran since the last run. What it wrote through the
@@ -501,46 +513,6 @@ impl<B: EngineBus> L1<B> {
         }
     }
 
-    /// Remembers that block `id` depends on the A20 gate.
-    pub(crate) fn note_a20(&mut self, id: u32) {
-        if self.a20_live.len() >= 2 * self.config.max_live {
-            // Mostly stale entries (blocks retired by stores): compact.
-            let (blocks, pmb) = (&self.blocks, &self.pm.blocks);
-            self.a20_live.retain(|&x| Self::a20_valid(blocks, pmb, x));
-        }
-        self.a20_live.push(id);
-    }
-
-    fn a20_valid(blocks: &[Block<B>], pmb: &[pm::PmBlock<B>], id: u32) -> bool {
-        if id & pm::PM_ID != 0 {
-            let b = &pmb[(id & !pm::PM_ID) as usize];
-            b.valid && b.a20
-        } else {
-            let b = &blocks[id as usize];
-            b.valid && b.a20
-        }
-    }
-
-    /// Retires every live block that depends on the A20 gate (between
-    /// runs: the code bits are home). A slot listed twice or reused by a
-    /// block that does not depend on it is skipped by the check.
-    fn retire_a20_blocks(&mut self) {
-        if self.a20_live.is_empty() {
-            return;
-        }
-        let victims = std::mem::take(&mut self.a20_live);
-        let mut code = std::mem::take(&mut self.code);
-        for &id in &victims {
-            if Self::a20_valid(&self.blocks, &self.pm.blocks, id) {
-                self.retire(&mut code, id);
-                self.counters.a20_retired += 1;
-            }
-        }
-        self.code = code;
-        self.a20_live = victims;
-        self.a20_live.clear();
-    }
-
     /// Retires every live block with a byte at physical `p`; returns how
     /// many, and the age at `now` of the youngest.
     fn retire_at(&mut self, code: &mut CodeBits, p: u32, now: u64) -> (u64, u64) {
@@ -592,11 +564,16 @@ impl<B: EngineBus> L1<B> {
         }
         b.ops = Vec::new();
         b.link = [NONE, NONE];
+        let tag = b.a20;
         let (blocks, pmb) = (&self.blocks, &self.pm.blocks);
         self.smc
             .remove(code, id, &ranges, |o| pm::ranges_in(blocks, pmb, o));
-        if self.map.get(&key) == Some(&id) {
-            self.map.remove(&key);
+        if tag == block::A20_ANY {
+            if self.map.get(&key) == Some(&id) {
+                self.map.remove(&key);
+            }
+        } else if self.map_a20.get(&(key, tag)) == Some(&id) {
+            self.map_a20.remove(&(key, tag));
         }
         self.free.push(id);
         self.live -= 1;
@@ -633,12 +610,18 @@ impl<B: EngineBus> L1<B> {
         let (k, id) = self.dm[d];
         if k == key && id != NONE {
             let b = &self.blocks[id as usize];
-            if b.valid && b.key == key {
+            if b.valid && b.key == key && b.a20 != self.a20_bad {
                 self.counters.dm_hits += 1;
                 return Some(id);
             }
         }
-        if let Some(&id) = self.map.get(&key) {
+        // A block that does not depend on the A20 gate, else one compiled
+        // under its present state.
+        let hit = match self.map.get(&key) {
+            Some(&id) => Some(id),
+            None => self.map_a20.get(&(key, self.a20_now)).copied(),
+        };
+        if let Some(id) = hit {
             self.counters.map_hits += 1;
             self.dm[d] = (key, id);
             return Some(id);
@@ -701,8 +684,9 @@ impl<B: EngineBus> L1<B> {
             }
         };
         self.live += 1;
-        if self.blocks[id as usize].a20 {
-            self.note_a20(id);
+        let tag = self.blocks[id as usize].a20;
+        if tag != block::A20_ANY {
+            self.counters.a20_blocks += 1;
         }
         if !self.blocks[id as usize].dev_ranges.is_empty() {
             self.device_live.push(id);
@@ -714,7 +698,11 @@ impl<B: EngineBus> L1<B> {
         for &(s, e) in &ranges {
             tb.mark_code(s, e);
         }
-        self.map.insert(key, id);
+        if tag == block::A20_ANY {
+            self.map.insert(key, id);
+        } else {
+            self.map_a20.insert((key, tag), id);
+        }
         id
     }
 }

@@ -36,7 +36,9 @@
 //! loop; it must not hold instruction semantics (the CPU's handlers and
 //! `pm`'s fault delivery do) or retirement policy (`smc`, `L1`).
 
-use super::block::{cacheable, push_range, read_ranges, Block, Fetch, A20_BIT, NONE};
+use super::block::{
+    a20_tag, cacheable, push_range, read_ranges, Block, Fetch, A20_ANY, A20_BIT, NONE,
+};
 use super::classify::{self, INVALID, IO, TERM};
 use super::run::Uncached;
 use super::smc::Smc;
@@ -106,16 +108,21 @@ pub struct PmBlock<B> {
     pub born: u64,
     /// Successors: [fall-through, taken].
     pub link: [u32; 2],
-    /// A fetched CPU address (the linear one without paging, the page's
-    /// translation with it) has bit 20 set: the bytes depend on the A20
-    /// gate (see `Block::a20`), so the block is retired when it moves.
-    pub a20: bool,
+    /// As `Block::a20`, from the fetched CPU addresses: the linear ones
+    /// without paging, the page's translation with it.
+    pub a20: u8,
 }
 
 impl<B> PmBlock<B> {
+    /// Whether this block runs code at `cs_base:eip` in `mode` while the
+    /// A20 gate stands so that `a20_bad` is the tag of the other state.
     #[inline(always)]
-    fn is(&self, cs_base: u32, eip: u32, mode: u8) -> bool {
-        self.valid && self.eip == eip && self.cs_base == cs_base && self.mode == mode
+    fn is(&self, cs_base: u32, eip: u32, mode: u8, a20_bad: u8) -> bool {
+        self.valid
+            && self.eip == eip
+            && self.cs_base == cs_base
+            && self.mode == mode
+            && self.a20 != a20_bad
     }
 }
 
@@ -154,7 +161,7 @@ impl<B> PmCache<B> {
         b.ops = Vec::new();
         b.link = [NONE, NONE];
         let ranges = std::mem::take(&mut b.ranges);
-        let k = (b.cs_base, b.eip, b.mode);
+        let k = map_key(b.cs_base, b.eip, b.mode, b.a20);
         if self.map.get(&k) == Some(&idx) {
             self.map.remove(&k);
         }
@@ -164,6 +171,14 @@ impl<B> PmCache<B> {
     }
 }
 
+/// The map's key: blocks that depend on the A20 gate are filed under
+/// their gate state too (bits 6-7; `mode_of` uses bits 0-4), so both
+/// states' blocks for one address can be kept.
+#[inline(always)]
+fn map_key(cs_base: u32, eip: u32, mode: u8, a20: u8) -> (u32, u32, u8) {
+    (cs_base, eip, mode | a20 << 6)
+}
+
 /// The result of compiling at one address.
 struct Compiled<B> {
     ops: Vec<POp<B>>,
@@ -171,7 +186,7 @@ struct Compiled<B> {
     end: u64,
     page_lin: u32,
     page_phys: u32,
-    a20: bool,
+    a20: u8,
 }
 
 /// Why a compile found nothing to cache at its first instruction.
@@ -303,7 +318,7 @@ fn compile<B: EngineBus>(
         end,
         page_lin,
         page_phys,
-        a20,
+        a20: a20_tag(&pb.bus, a20),
     })
 }
 
@@ -522,9 +537,13 @@ impl<B: EngineBus> L1<B> {
     /// mode.
     fn pm_find(&mut self, cpu: &Cpu, pb: &mut PBus<B>) -> Result<u32, NoBlock> {
         let k = (cpu.sbase[seg::CS], cpu.eip, mode_of(cpu));
-        if let Some(&idx) = self.pm.map.get(&k) {
-            self.counters.map_hits += 1;
-            return Ok(idx);
+        // A block that does not depend on the A20 gate, else one compiled
+        // under its present state.
+        for tag in [A20_ANY, self.a20_now] {
+            if let Some(&idx) = self.pm.map.get(&map_key(k.0, k.1, k.2, tag)) {
+                self.counters.map_hits += 1;
+                return Ok(idx);
+            }
         }
         let c = compile(cpu, pb, &self.smc, self.config.max_ops)?;
         if self.live + self.pm.live >= self.config.max_live {
@@ -569,15 +588,15 @@ impl<B: EngineBus> L1<B> {
             }
         };
         self.pm.live += 1;
-        if c.a20 {
-            self.note_a20(idx | PM_ID);
+        if c.a20 != A20_ANY {
+            self.counters.a20_blocks += 1;
         }
         let ranges = self.pm.blocks[idx as usize].ranges.clone();
         self.smc.add(&mut pb.bus.code, idx | PM_ID, &ranges);
         for &(s, e) in &ranges {
             pb.bus.mark_code(s, e);
         }
-        self.pm.map.insert(k, idx);
+        self.pm.map.insert(map_key(k.0, k.1, k.2, c.a20), idx);
         Ok(idx)
     }
 
@@ -653,7 +672,9 @@ impl<B: EngineBus> L1<B> {
                     let mut idx = NONE;
                     if prev != NONE {
                         let l = self.pm.blocks[prev as usize].link[prev_slot];
-                        if l != NONE && self.pm.blocks[l as usize].is(cs_base, eip, mode) {
+                        if l != NONE
+                            && self.pm.blocks[l as usize].is(cs_base, eip, mode, self.a20_bad)
+                        {
                             idx = l;
                             self.counters.link_hits += 1;
                         }
