@@ -3,7 +3,8 @@
 //! protected-mode blocks) and the run is L0's, snapshot for snapshot
 //! (dispatches, CS:IP, registers, flags, RAM, devices, frame). Skipped with
 //! a message when `shared/dos-real` is absent. Each program runs 3M
-//! dispatches (seconds under L0).
+//! dispatches (seconds under L0). Plus a minimized program for the A20
+//! gate (`l1_progs/a20alias.asm`), which needs no corpus.
 
 use toyvm::session::{Config, Program, Session};
 
@@ -71,4 +72,65 @@ fn dpmi_clients_run_from_protected_mode_blocks_as_l0_runs_them() {
         assert!(uncached * 1000 < total, "{path}: {uncached} uncached steps");
         assert!(counter(&s, "pm_blocks") > 0, "{path}");
     }
+}
+
+/// `l1_progs/a20alias.asm`: the same CPU address runs code A (bit 20 set:
+/// the HMA, the first odd megabyte, with and without paging) while the gate
+/// is open and its alias B while it is closed, 40 times each per part,
+/// each patched halfway through that address; part 3 also runs code whose
+/// fetch window reaches an odd-megabyte page that aliases the VGA window
+/// while the gate is closed. L1 keeps the blocks that do not depend on the
+/// gate across its moves and must still run exactly what L0 runs.
+#[test]
+fn a20_moves_switch_code_aliases_as_l0() {
+    let dir = std::env::temp_dir().join(format!("toyvm-a20alias-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prog = dir.join("A20ALIAS.COM");
+    std::fs::write(&prog, include_bytes!("l1_progs/a20alias.bin")).unwrap();
+    let session = |arm: &str| {
+        let mut cfg = Config::new(&prog);
+        cfg.budget = 600_000;
+        cfg.arm = arm.into();
+        Session::new(&cfg).expect("session")
+    };
+    let (mut s0, mut s1) = (session("l0"), session("l1"));
+    let mut t = 0;
+    while t < 600_000 {
+        t += 50_000;
+        s0.run_until(t);
+        s1.run_until(t);
+        assert_eq!(s0.snapshot(), s1.snapshot(), "at {t}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    // Per part: AX=N, BX=3*N/2+4*N/2, CX=N, DX=5*N/2+7*N/2 (N=40); part 3
+    // also ESI=2*N*13 (code C, run from the VGA alias's neighbour page).
+    let results = |s: &Session| -> Vec<u32> {
+        let ram = s.machine.mem.ram();
+        (0..11)
+            .map(|i| u32::from_le_bytes(ram[0x500 + 4 * i..0x504 + 4 * i].try_into().unwrap()))
+            .collect()
+    };
+    let part1 = |r: &[u32]| [r[0] & 0xFFFF, r[0] >> 16, r[1] & 0xFFFF, r[1] >> 16];
+    let (r0, r1) = (results(&s0), results(&s1));
+    assert_eq!(part1(&r0), [40, 140, 40, 240], "L0 part 1 (HMA): {r0:?}");
+    assert_eq!(
+        r0[2..6],
+        [40, 140, 40, 240],
+        "L0 part 2 (no paging): {r0:?}"
+    );
+    assert_eq!(
+        r0[6..11],
+        [40, 140, 40, 240, 1040],
+        "L0 part 3 (paging): {r0:?}"
+    );
+    assert_eq!(r0, r1, "L1 results");
+    // L1 saw the gate move and kept what does not depend on it.
+    let moves = counter(&s1, "a20_moves");
+    assert!(moves > 200, "a20_moves {moves}");
+    assert_eq!(counter(&s1, "flushes"), 0);
+    assert!(
+        counter(&s1, "pm_dispatches") * 2 > counter(&s1, "dispatches"),
+        "{:?}",
+        s1.counters()
+    );
 }

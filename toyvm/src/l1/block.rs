@@ -89,6 +89,39 @@ pub struct Block<B> {
     pub src: Vec<u8>,
     /// `L1::epoch` when its bytes were last known to match memory.
     pub epoch: u32,
+    /// [`A20_ANY`], or the gate state it was compiled under ([`A20_OFF`],
+    /// [`A20_ON`]) when some fetch window of its ops reaches a CPU address
+    /// with bit 20 set (the HMA, in real mode): what such an address names
+    /// depends on the gate. The gate only clears bit 20 (`EngineBus::phys`),
+    /// so a CPU address with bit 20 clear names the same byte under both
+    /// states: a block none of whose fetched addresses has it set decodes
+    /// the same bytes, with the same cacheability and the same physical
+    /// ranges (code bits), whichever way the gate stands. A block tagged
+    /// with one state is kept while the gate stands the other way but
+    /// never entered then (links, caches and maps check the tag).
+    pub a20: u8,
+}
+
+/// Bit 20 of a CPU (pre-gate) physical address: the only bit the A20 gate
+/// masks (`EngineBus::phys`).
+pub const A20_BIT: u32 = 1 << 20;
+/// `Block::a20` tags: runs under either gate state, only with the gate
+/// closed, only with it open.
+pub const A20_ANY: u8 = 0;
+pub const A20_OFF: u8 = 1;
+pub const A20_ON: u8 = 2;
+
+/// The tag of code compiled now: [`A20_ANY`] unless some fetched CPU
+/// address had bit 20 set (`hi`), else the gate's state.
+#[inline]
+pub fn a20_tag<B: EngineBus>(bus: &B, hi: bool) -> u8 {
+    if !hi {
+        A20_ANY
+    } else if bus.phys(A20_BIT) & A20_BIT != 0 {
+        A20_ON
+    } else {
+        A20_OFF
+    }
 }
 
 /// The cache key of code at `cs_base:ip` (real mode: the code size is always
@@ -189,6 +222,8 @@ pub struct Compiled<B> {
     /// The bytes of `ranges`, in order, as compiled.
     pub src: Vec<u8>,
     pub spin: Spin,
+    /// See [`Block::a20`].
+    pub a20: u8,
 }
 
 /// Decodes a block at `cs_base:ip`. Returns `None` when the first
@@ -223,6 +258,7 @@ pub fn compile_with<B: EngineBus>(
     let mut dev_ranges = Vec::new();
     let mut ip = ip0;
     let mut block_dev = None;
+    let mut a20 = false;
     while ops.len() < max_ops {
         let p = window(bus, cs_base, ip);
         let fetch = cacheable(bus, &p, device);
@@ -267,6 +303,10 @@ pub fn compile_with<B: EngineBus>(
         if p[..dep].iter().any(|&x| smc.is_volatile(x)) {
             break;
         }
+        // The whole window, not just the op: L0's fetch reads all of it,
+        // and under the other gate state its tail might name a device.
+        a20 |= (0..MAX_LEN as u32)
+            .any(|i| cs_base.wrapping_add(ip.wrapping_add(i) & 0xFFFF) & A20_BIT != 0);
         for &x in &p[..dep] {
             if is_dev && bus.code_device(x, x + 1) {
                 push_range(&mut dev_ranges, x);
@@ -315,6 +355,7 @@ pub fn compile_with<B: EngineBus>(
         dev_ranges,
         src,
         spin,
+        a20: a20_tag(bus, a20),
     })
 }
 

@@ -107,6 +107,13 @@ pub struct Counters {
     pub stale_retired: u64,
     /// Whole-cache flushes.
     pub flushes: u64,
+    /// Moves of the A20 gate seen between runs, and blocks compiled whose
+    /// fetched addresses have bit 20 set (`Block::a20`: kept per gate
+    /// state).
+    #[serde(default)]
+    pub a20_moves: u64,
+    #[serde(default)]
+    pub a20_blocks: u64,
     /// Host calls after which memory may have changed past the code-write
     /// log (the epoch moved: blocks are verified before they run again).
     pub host_epochs: u64,
@@ -220,6 +227,13 @@ pub struct L1<B> {
     pub(crate) epoch: u32,
     /// `phys(1 MiB)` at the last run: the A20 gate's state.
     a20_seen: u32,
+    /// The `Block::a20` tag of the gate's present state, and of the other
+    /// one (blocks tagged so are not entered).
+    pub(crate) a20_now: u8,
+    pub(crate) a20_bad: u8,
+    /// Real-mode blocks that depend on the gate, by (key, tag) (`map` holds
+    /// the others).
+    map_a20: HashMap<(u64, u8), u32>,
     /// Live blocks compiled from a device window.
     device_live: Vec<u32>,
     /// Set at a `HostCall` exit: the bus's unlogged-write generation then.
@@ -255,6 +269,10 @@ impl<B: EngineBus> L1<B> {
             counters: Counters::default(),
             epoch: 1,
             a20_seen: u32::MAX,
+            // Set by the first run, before any block exists.
+            a20_now: block::A20_ANY,
+            a20_bad: u8::MAX,
+            map_a20: HashMap::new(),
             device_live: Vec::new(),
             host_gen: None,
             pm: pm::PmCache::default(),
@@ -318,6 +336,7 @@ impl<B: EngineBus> L1<B> {
         self.smc.clear();
         self.code.clear_all();
         self.device_live.clear();
+        self.map_a20.clear();
         self.pm.clear();
         self.counters.flushes += 1;
     }
@@ -328,11 +347,21 @@ impl<B: EngineBus> L1<B> {
         self.counters.runs += 1;
         let a20 = bus.phys(0x10_0000);
         if a20 != self.a20_seen {
-            // The A20 gate moved: addresses above 1 MiB name other bytes.
-            if self.a20_seen != u32::MAX && self.live > 0 {
-                self.flush(bus);
+            // The A20 gate moved (it moves only between runs: a port write
+            // that may move it returns to the session, host code runs
+            // between runs). CPU addresses with bit 20 set name other bytes
+            // now: the blocks fetched from such addresses are set aside
+            // (their tag is the other state's) until the gate moves back;
+            // every other block reads the same bytes as before. Set aside,
+            // they keep their code bits, so stores into their bytes still
+            // retire them.
+            if self.a20_seen != u32::MAX {
+                self.counters.a20_moves += 1;
             }
             self.a20_seen = a20;
+            let on = a20 & block::A20_BIT != 0;
+            self.a20_now = if on { block::A20_ON } else { block::A20_OFF };
+            self.a20_bad = if on { block::A20_OFF } else { block::A20_ON };
         }
         if let Some(g) = self.host_gen.take() {
             // Host code ran since the last run. What it wrote through the
@@ -535,11 +564,16 @@ impl<B: EngineBus> L1<B> {
         }
         b.ops = Vec::new();
         b.link = [NONE, NONE];
+        let tag = b.a20;
         let (blocks, pmb) = (&self.blocks, &self.pm.blocks);
         self.smc
             .remove(code, id, &ranges, |o| pm::ranges_in(blocks, pmb, o));
-        if self.map.get(&key) == Some(&id) {
-            self.map.remove(&key);
+        if tag == block::A20_ANY {
+            if self.map.get(&key) == Some(&id) {
+                self.map.remove(&key);
+            }
+        } else if self.map_a20.get(&(key, tag)) == Some(&id) {
+            self.map_a20.remove(&(key, tag));
         }
         self.free.push(id);
         self.live -= 1;
@@ -576,12 +610,18 @@ impl<B: EngineBus> L1<B> {
         let (k, id) = self.dm[d];
         if k == key && id != NONE {
             let b = &self.blocks[id as usize];
-            if b.valid && b.key == key {
+            if b.valid && b.key == key && b.a20 != self.a20_bad {
                 self.counters.dm_hits += 1;
                 return Some(id);
             }
         }
-        if let Some(&id) = self.map.get(&key) {
+        // A block that does not depend on the A20 gate, else one compiled
+        // under its present state.
+        let hit = match self.map.get(&key) {
+            Some(&id) => Some(id),
+            None => self.map_a20.get(&(key, self.a20_now)).copied(),
+        };
+        if let Some(id) = hit {
             self.counters.map_hits += 1;
             self.dm[d] = (key, id);
             return Some(id);
@@ -626,6 +666,7 @@ impl<B: EngineBus> L1<B> {
             born: now,
             src: c.src,
             epoch: self.epoch,
+            a20: c.a20,
             spin: if self.config.spin {
                 c.spin
             } else {
@@ -643,6 +684,10 @@ impl<B: EngineBus> L1<B> {
             }
         };
         self.live += 1;
+        let tag = self.blocks[id as usize].a20;
+        if tag != block::A20_ANY {
+            self.counters.a20_blocks += 1;
+        }
         if !self.blocks[id as usize].dev_ranges.is_empty() {
             self.device_live.push(id);
             self.counters.device_blocks += 1;
@@ -653,7 +698,11 @@ impl<B: EngineBus> L1<B> {
         for &(s, e) in &ranges {
             tb.mark_code(s, e);
         }
-        self.map.insert(key, id);
+        if tag == block::A20_ANY {
+            self.map.insert(key, id);
+        } else {
+            self.map_a20.insert((key, tag), id);
+        }
         id
     }
 }

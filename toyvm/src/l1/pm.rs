@@ -36,7 +36,9 @@
 //! loop; it must not hold instruction semantics (the CPU's handlers and
 //! `pm`'s fault delivery do) or retirement policy (`smc`, `L1`).
 
-use super::block::{cacheable, push_range, read_ranges, Block, Fetch, NONE};
+use super::block::{
+    a20_tag, cacheable, push_range, read_ranges, Block, Fetch, A20_ANY, A20_BIT, NONE,
+};
 use super::classify::{self, INVALID, IO, TERM};
 use super::run::Uncached;
 use super::smc::Smc;
@@ -106,12 +108,21 @@ pub struct PmBlock<B> {
     pub born: u64,
     /// Successors: [fall-through, taken].
     pub link: [u32; 2],
+    /// As `Block::a20`, from the fetched CPU addresses: the linear ones
+    /// without paging, the page's translation with it.
+    pub a20: u8,
 }
 
 impl<B> PmBlock<B> {
+    /// Whether this block runs code at `cs_base:eip` in `mode` while the
+    /// A20 gate stands so that `a20_bad` is the tag of the other state.
     #[inline(always)]
-    fn is(&self, cs_base: u32, eip: u32, mode: u8) -> bool {
-        self.valid && self.eip == eip && self.cs_base == cs_base && self.mode == mode
+    fn is(&self, cs_base: u32, eip: u32, mode: u8, a20_bad: u8) -> bool {
+        self.valid
+            && self.eip == eip
+            && self.cs_base == cs_base
+            && self.mode == mode
+            && self.a20 != a20_bad
     }
 }
 
@@ -150,7 +161,7 @@ impl<B> PmCache<B> {
         b.ops = Vec::new();
         b.link = [NONE, NONE];
         let ranges = std::mem::take(&mut b.ranges);
-        let k = (b.cs_base, b.eip, b.mode);
+        let k = map_key(b.cs_base, b.eip, b.mode, b.a20);
         if self.map.get(&k) == Some(&idx) {
             self.map.remove(&k);
         }
@@ -160,6 +171,14 @@ impl<B> PmCache<B> {
     }
 }
 
+/// The map's key: blocks that depend on the A20 gate are filed under
+/// their gate state too (bits 6-7; `mode_of` uses bits 0-4), so both
+/// states' blocks for one address can be kept.
+#[inline(always)]
+fn map_key(cs_base: u32, eip: u32, mode: u8, a20: u8) -> (u32, u32, u8) {
+    (cs_base, eip, mode | a20 << 6)
+}
+
 /// The result of compiling at one address.
 struct Compiled<B> {
     ops: Vec<POp<B>>,
@@ -167,6 +186,7 @@ struct Compiled<B> {
     end: u64,
     page_lin: u32,
     page_phys: u32,
+    a20: u8,
 }
 
 /// Why a compile found nothing to cache at its first instruction.
@@ -205,6 +225,7 @@ fn compile<B: EngineBus>(
     let mut end = 0u64;
     let mut ip = eip0;
     let mut why = NoBlock::Protected;
+    let mut a20 = false;
     while ops.len() < max_ops {
         let lin = cs_base.wrapping_add(ip);
         let last = MAX_LEN as u32 - 1;
@@ -226,11 +247,16 @@ fn compile<B: EngineBus>(
             MAX_LEN
         };
         let mut p = [0u32; MAX_LEN];
+        // Whether a CPU address of the window (before the A20 gate) has
+        // bit 20 set. With paging the page's translation is checked on
+        // entry as L0's fetch would make it, and the gate applies after
+        // paging, so only the translated page's bit 20 matters.
+        let mut hi = false;
         for (i, x) in p.iter_mut().enumerate() {
             let l = lin + i.min(inpage - 1) as u32;
-            *x = pb
-                .bus
-                .phys(if paging { page_phys | (l & 0xFFF) } else { l });
+            let cpu_addr = if paging { page_phys | (l & 0xFFF) } else { l };
+            hi |= cpu_addr & A20_BIT != 0;
+            *x = pb.bus.phys(cpu_addr);
         }
         if cacheable(&pb.bus, &p, false) != Fetch::Plain {
             why = NoBlock::Window;
@@ -262,6 +288,7 @@ fn compile<B: EngineBus>(
         for &x in &p[..dep] {
             push_range(&mut ranges, x);
         }
+        a20 |= hi;
         end = end.max(ip as u64 + op.len as u64);
         let next_ip = ip.wrapping_add(op.len as u32) & mask;
         let light = classify::pm_light(&ins, &op, class);
@@ -291,6 +318,7 @@ fn compile<B: EngineBus>(
         end,
         page_lin,
         page_phys,
+        a20: a20_tag(&pb.bus, a20),
     })
 }
 
@@ -396,6 +424,10 @@ fn run_block<B: EngineBus>(
             // ends before it), then read its bytes, which only plain memory
             // lets us skip.
             if let Some(p) = pb.fetch_translate(t.xpage) {
+                // The byte the read reaches is the translation with the A20
+                // gate applied (an odd megabyte's page may alias the VGA
+                // window while the gate is closed).
+                let p = pb.bus.phys(p);
                 if !pb.bus.code_cacheable(p, p + t.xlen) {
                     break End::Uncached;
                 }
@@ -505,9 +537,13 @@ impl<B: EngineBus> L1<B> {
     /// mode.
     fn pm_find(&mut self, cpu: &Cpu, pb: &mut PBus<B>) -> Result<u32, NoBlock> {
         let k = (cpu.sbase[seg::CS], cpu.eip, mode_of(cpu));
-        if let Some(&idx) = self.pm.map.get(&k) {
-            self.counters.map_hits += 1;
-            return Ok(idx);
+        // A block that does not depend on the A20 gate, else one compiled
+        // under its present state.
+        for tag in [A20_ANY, self.a20_now] {
+            if let Some(&idx) = self.pm.map.get(&map_key(k.0, k.1, k.2, tag)) {
+                self.counters.map_hits += 1;
+                return Ok(idx);
+            }
         }
         let c = compile(cpu, pb, &self.smc, self.config.max_ops)?;
         if self.live + self.pm.live >= self.config.max_live {
@@ -539,6 +575,7 @@ impl<B: EngineBus> L1<B> {
             epoch: self.epoch,
             born: cpu.clock,
             link: [NONE, NONE],
+            a20: c.a20,
         };
         let idx = match self.pm.free.pop() {
             Some(i) => {
@@ -551,12 +588,15 @@ impl<B: EngineBus> L1<B> {
             }
         };
         self.pm.live += 1;
+        if c.a20 != A20_ANY {
+            self.counters.a20_blocks += 1;
+        }
         let ranges = self.pm.blocks[idx as usize].ranges.clone();
         self.smc.add(&mut pb.bus.code, idx | PM_ID, &ranges);
         for &(s, e) in &ranges {
             pb.bus.mark_code(s, e);
         }
-        self.pm.map.insert(k, idx);
+        self.pm.map.insert(map_key(k.0, k.1, k.2, c.a20), idx);
         Ok(idx)
     }
 
@@ -632,7 +672,9 @@ impl<B: EngineBus> L1<B> {
                     let mut idx = NONE;
                     if prev != NONE {
                         let l = self.pm.blocks[prev as usize].link[prev_slot];
-                        if l != NONE && self.pm.blocks[l as usize].is(cs_base, eip, mode) {
+                        if l != NONE
+                            && self.pm.blocks[l as usize].is(cs_base, eip, mode, self.a20_bad)
+                        {
                             idx = l;
                             self.counters.link_hits += 1;
                         }

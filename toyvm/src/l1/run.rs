@@ -211,6 +211,7 @@ fn run_hot<B: EngineBus>(
     stop_at: u64,
     dm: &[(u64, u32)],
     epoch: u32,
+    a20_bad: u8,
     fuse: bool,
     exit: &mut Option<EngineExit>,
     stats: &mut [u64; 4],
@@ -330,7 +331,11 @@ fn run_hot<B: EngineBus>(
         let ok = |l: u32| {
             l != NONE && {
                 let nb = &blocks[l as usize];
-                nb.valid && nb.spin == Spin::None && nb.epoch == epoch && nb.key == key
+                nb.valid
+                    && nb.spin == Spin::None
+                    && nb.epoch == epoch
+                    && nb.key == key
+                    && nb.a20 != a20_bad
             }
         };
         let l = b.link[slot];
@@ -673,7 +678,7 @@ impl<B: EngineBus> L1<B> {
                     let l = self.blocks[prev as usize].link[prev_slot];
                     if l != NONE {
                         let b = &self.blocks[l as usize];
-                        if b.valid && b.key == key {
+                        if b.valid && b.key == key && b.a20 != self.a20_bad {
                             id = l;
                             self.counters.link_hits += 1;
                         }
@@ -768,6 +773,7 @@ impl<B: EngineBus> L1<B> {
                 stop_at,
                 &self.dm,
                 self.epoch,
+                self.a20_bad,
                 self.config.fuse,
                 &mut exit_slot,
                 &mut stats,
