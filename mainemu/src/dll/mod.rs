@@ -474,6 +474,8 @@ pub struct Env {
     pub desktop: Box<crate::desktop::Desktop>,
     /// kernel32's local and global atom tables.
     pub atoms: kernel32::atom::Atoms,
+    /// Named pipes and completion-port associations (`kernel32::pipe`).
+    pub pipes: kernel32::pipe::Pipes,
 }
 
 impl Env {
@@ -518,6 +520,7 @@ impl Env {
             proc_misses: Default::default(),
             desktop: Default::default(),
             atoms: Default::default(),
+            pipes: Default::default(),
         }
     }
 

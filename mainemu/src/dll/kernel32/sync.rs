@@ -22,7 +22,7 @@ pub const WAIT_FAILED: u32 = 0xFFFF_FFFF;
 pub const INFINITE: u32 = 0xFFFF_FFFF;
 
 /// The deadline of the current wait: set on the first try, kept across retries.
-fn deadline(env: &mut Env, ms: u32) -> Option<u64> {
+pub(super) fn deadline(env: &mut Env, ms: u32) -> Option<u64> {
     let clock = env.clock;
     let t = env.threads.cur_mut();
     let d = *t.wait_deadline.get_or_insert(if ms == INFINITE {
