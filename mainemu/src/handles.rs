@@ -110,6 +110,8 @@ pub enum Object {
         write: bool,
     },
     PipeBuf(PipeBuf),
+    /// A child process that ran to its end inside CreateProcess: its exit code.
+    Process(u32),
     /// An I/O completion port: its queued packets, oldest first.
     Port(std::collections::VecDeque<Packet>),
     /// A registry key (the registry module owns the tree; this is its path).
@@ -134,6 +136,7 @@ impl Object {
             Object::PipeEnd { .. } => "pipe",
             Object::PipeBuf(_) => "pipe buffer",
             Object::Port(_) => "completion port",
+            Object::Process(_) => "process",
             Object::Key(_) => "key",
             Object::Other(k) => k,
         }

@@ -476,6 +476,8 @@ pub struct Env {
     pub atoms: kernel32::atom::Atoms,
     /// Named pipes and completion-port associations (`kernel32::pipe`).
     pub pipes: kernel32::pipe::Pipes,
+    /// Child processes CreateProcess ran: guest path, dispatches, exit code.
+    pub children: Vec<(String, u64, u32)>,
 }
 
 impl Env {
@@ -521,6 +523,7 @@ impl Env {
             desktop: Default::default(),
             atoms: Default::default(),
             pipes: Default::default(),
+            children: Vec::new(),
         }
     }
 

@@ -385,11 +385,123 @@ fn program_of(cmd: &str) -> String {
     }
 }
 
+/// Dispatches a child process may run (inside the parent's CreateProcess).
+pub const CHILD_BUDGET: u64 = 1_000_000_000;
+
+/// Splits a command line into argv as the C runtime does (quotes group,
+/// `\"` is a quote; backslashes otherwise literal).
+fn split_args(cmd: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    let mut cur = String::new();
+    let (mut inq, mut any) = (false, false);
+    let mut it = cmd.chars().peekable();
+    while let Some(c) = it.next() {
+        match c {
+            '\\' if it.peek() == Some(&'"') => {
+                cur.push('"');
+                it.next();
+                any = true;
+            }
+            '"' => {
+                inq = !inq;
+                any = true;
+            }
+            ' ' | '\t' if !inq => {
+                if any {
+                    v.push(std::mem::take(&mut cur));
+                    any = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        v.push(cur);
+    }
+    v
+}
+
+/// Runs the program at `host` (guest path `full`) as a child process to its
+/// end, inside this call: a second `Process` on the same drives and
+/// environment, its own address space and guest clock (its dispatches are
+/// not the parent's), run on the plain interpreter for at most
+/// [`CHILD_BUDGET`] dispatches. Its console output goes to the
+/// STARTUPINFO's hStdOutput when STARTF_USESTDHANDLES is set (a pipe end,
+/// a file), else to the parent's console. The process handle is signaled
+/// and holds the exit code. A child that does not exit stops the run.
+fn run_child(env: &mut Env, host: &std::path::Path, full: &str, cmdline: &str, si: u32, pi: u32) -> Ret {
+    let bytes = match std::fs::read(host) {
+        Ok(b) => b,
+        Err(e) => return Ret::Value(env.fail(crate::files::io_error(&e), 0)),
+    };
+    let mut argv = split_args(cmdline);
+    if argv.is_empty() {
+        argv.push(full.to_string());
+    }
+    let setup = crate::process::Setup {
+        argv,
+        drives: env.drives.clone(),
+        exe_path: full.to_string(),
+        vars: env.vars.clone(),
+        stdin: Box::new(std::io::empty()),
+    };
+    let mut p = match crate::process::Process::with_setup(&bytes, setup) {
+        Ok(p) => p,
+        Err(e) => {
+            return Ret::Stop(format!(
+                "child process {full} (command line {cmdline:?}) cannot start: {e}"
+            ))
+        }
+    };
+    let mut out = Vec::new();
+    let s = crate::run::run_arm(&mut p, crate::run::Arm::L0, CHILD_BUDGET, &mut |_, b| {
+        out.extend_from_slice(b)
+    });
+    let code = match s.ending {
+        crate::run::Ending::Exit { code } => code,
+        e => {
+            return Ret::Stop(format!(
+                "child process {full} (command line {cmdline:?}) did not exit: {e:?} after {} dispatches",
+                s.dispatches
+            ))
+        }
+    };
+    env.children.push((full.to_string(), s.dispatches, code));
+    let flags = if si == 0 { 0 } else { env.mem.peek_u32(si + 44).unwrap_or(0) };
+    let to = if flags & 0x100 != 0 {
+        env.mem.peek_u32(si + 60).unwrap_or(0)
+    } else {
+        env.std_handles[1]
+    };
+    if !out.is_empty() {
+        crate::io::write(env, to, &out).ok();
+        if let Some(Object::PipeEnd { buf, .. }) = env.handles.get(to) {
+            let b = *buf;
+            after_io(env, b);
+        }
+    }
+    let hp = env.handles.add(Object::Process(code));
+    let ht = env.handles.add(Object::Other("child thread"));
+    if pi != 0 {
+        let n = env.children.len() as u32;
+        let mut b = Vec::new();
+        for w in [hp, ht, 0x1000 + 8 * n, 0x1004 + 8 * n] {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
+        env.mem.poke(pi, &b);
+    }
+    env.last_error = 0;
+    Ret::Value(1)
+}
+
 /// CreateProcess: finds the program as Windows does (the exe's directory,
 /// the current one, C:\windows\system32, C:\windows, PATH; `.exe` added to
 /// a name without one) in the guest's drives. Found: the run stops (child
 /// processes are not modelled); not found: ERROR_FILE_NOT_FOUND.
-fn create_process(env: &mut Env, app: u32, cmd: u32, wide: bool) -> Ret {
+fn create_process(env: &mut Env, app: u32, cmd: u32, wide: bool, si: u32, pi: u32) -> Ret {
     let app_s = if app == 0 { None } else { env.read_str(app, wide) };
     let cmd_s = if cmd == 0 { None } else { env.read_str(cmd, wide) };
     let name = match (&app_s, &cmd_s) {
@@ -438,11 +550,8 @@ fn create_process(env: &mut Env, app: u32, cmd: u32, wide: bool) -> Ret {
         if let Ok(h) = super::file::resolve(env, &cand) {
             if h.is_file() {
                 let full = env.drives.lexical_full(&cand);
-                return Ret::Stop(format!(
-                    "child processes are not supported: CreateProcess{} of {full} (command line {:?})",
-                    if wide { "W" } else { "A" },
-                    cmd_s.unwrap_or_default()
-                ));
+                let cmdline = cmd_s.clone().unwrap_or_else(|| full.clone());
+                return run_child(env, &h, &full, &cmdline, si, pi);
             }
         }
     }
@@ -479,11 +588,15 @@ crate::dll! { "(kernel32 pipes)";
     stdcall fn DuplicateHandle(env, sp: u32, src: u32, dp: u32, dst: u32, access: u32, inherit: bool, options: u32) -> bool {
         duplicate(env, sp, src, dp, dst, options)
     }
+    // Inheritance and protection flags are accepted for a valid handle (no child inherits handles).
+    stdcall fn SetHandleInformation(env, h: u32, mask: u32, flags: u32) -> bool {
+        if env.handles.get(h).is_some() { true } else { env.fail(err::INVALID_HANDLE, false) }
+    }
     stdcall fn CreateProcessA(env, app: u32, cmd: u32, psa: u32, tsa: u32, inherit: bool, flags: u32, envp: u32, dir: u32, si: u32, pi: u32) -> Ret {
-        create_process(env, app, cmd, false)
+        create_process(env, app, cmd, false, si, pi)
     }
     stdcall fn CreateProcessW(env, app: u32, cmd: u32, psa: u32, tsa: u32, inherit: bool, flags: u32, envp: u32, dir: u32, si: u32, pi: u32) -> Ret {
-        create_process(env, app, cmd, true)
+        create_process(env, app, cmd, true, si, pi)
     }
 }
 
@@ -550,5 +663,6 @@ mod tests {
     fn program_names() {
         assert_eq!(program_of("cmd /c copy a b"), "cmd");
         assert_eq!(program_of("  \"C:\\a b\\t.exe\" x"), "C:\\a b\\t.exe");
+        assert_eq!(split_args("t.exe  \"a b\" c\\\"d \"\""), ["t.exe", "a b", "c\"d", ""]);
     }
 }

@@ -45,6 +45,7 @@ fn signaled(env: &Env, h: u32) -> Result<bool, u32> {
             .by_id(*id)
             .is_none_or(|t| t.state == State::Exited)),
         Some(Object::File(_)) | Some(Object::Console(_)) | Some(Object::Null) => Ok(true),
+        Some(Object::Process(_)) => Ok(true),
         Some(_) => Err(err::INVALID_HANDLE),
         None if h == CURRENT_PROCESS => Ok(false),
         None if h == CURRENT_THREAD => Ok(false),
