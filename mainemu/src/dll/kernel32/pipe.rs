@@ -324,7 +324,11 @@ fn dequeue(env: &mut Env, port: u32, bytes: u32, key: u32, ov: u32, ms: u32) -> 
             Ret::Value(1)
         }
         None => {
-            let d = if ms == 0 { Some(env.clock) } else { deadline(env, ms) };
+            let d = if ms == 0 {
+                Some(env.clock)
+            } else {
+                deadline(env, ms)
+            };
             match d {
                 Some(d) if d <= env.clock => {
                     env.threads.cur_mut().wait_deadline = None;
@@ -432,7 +436,14 @@ fn split_args(cmd: &str) -> Vec<String> {
 /// STARTUPINFO's hStdOutput when STARTF_USESTDHANDLES is set (a pipe end,
 /// a file), else to the parent's console. The process handle is signaled
 /// and holds the exit code. A child that does not exit stops the run.
-fn run_child(env: &mut Env, host: &std::path::Path, full: &str, cmdline: &str, si: u32, pi: u32) -> Ret {
+fn run_child(
+    env: &mut Env,
+    host: &std::path::Path,
+    full: &str,
+    cmdline: &str,
+    si: u32,
+    pi: u32,
+) -> Ret {
     let bytes = match std::fs::read(host) {
         Ok(b) => b,
         Err(e) => return Ret::Value(env.fail(crate::files::io_error(&e), 0)),
@@ -470,7 +481,11 @@ fn run_child(env: &mut Env, host: &std::path::Path, full: &str, cmdline: &str, s
         }
     };
     env.children.push((full.to_string(), s.dispatches, code));
-    let flags = if si == 0 { 0 } else { env.mem.peek_u32(si + 44).unwrap_or(0) };
+    let flags = if si == 0 {
+        0
+    } else {
+        env.mem.peek_u32(si + 44).unwrap_or(0)
+    };
     let to = if flags & 0x100 != 0 {
         env.mem.peek_u32(si + 60).unwrap_or(0)
     } else {
@@ -502,8 +517,16 @@ fn run_child(env: &mut Env, host: &std::path::Path, full: &str, cmdline: &str, s
 /// a name without one) in the guest's drives. Found: the run stops (child
 /// processes are not modelled); not found: ERROR_FILE_NOT_FOUND.
 fn create_process(env: &mut Env, app: u32, cmd: u32, wide: bool, si: u32, pi: u32) -> Ret {
-    let app_s = if app == 0 { None } else { env.read_str(app, wide) };
-    let cmd_s = if cmd == 0 { None } else { env.read_str(cmd, wide) };
+    let app_s = if app == 0 {
+        None
+    } else {
+        env.read_str(app, wide)
+    };
+    let cmd_s = if cmd == 0 {
+        None
+    } else {
+        env.read_str(cmd, wide)
+    };
     let name = match (&app_s, &cmd_s) {
         (Some(a), _) => a.clone(),
         (None, Some(c)) => program_of(c),
@@ -602,8 +625,8 @@ crate::dll! { "(kernel32 pipes)";
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::sync::INFINITE;
+    use super::*;
     use crate::memory::{mem, prot, Memory};
 
     fn call(env: &mut Env, name: &str, args: &[u32]) -> Ret {
@@ -623,39 +646,82 @@ mod tests {
         let Ret::Value(port) = call(&mut env, "CreateIoCompletionPort", &[INVALID, 0, 0, 1]) else {
             panic!()
         };
-        let Ret::Value(srv) = call(&mut env, "CreateNamedPipeA", &[m, 0x4000_0001, 0, 255, 0, 0, INFINITE, 0]) else {
+        let Ret::Value(srv) = call(
+            &mut env,
+            "CreateNamedPipeA",
+            &[m, 0x4000_0001, 0, 255, 0, 0, INFINITE, 0],
+        ) else {
             panic!()
         };
-        assert_eq!(call(&mut env, "CreateIoCompletionPort", &[srv, port, 7, 0]), Ret::Value(port));
-        assert_eq!(call(&mut env, "ConnectNamedPipe", &[srv, ov]), Ret::Value(0));
+        assert_eq!(
+            call(&mut env, "CreateIoCompletionPort", &[srv, port, 7, 0]),
+            Ret::Value(port)
+        );
+        assert_eq!(
+            call(&mut env, "ConnectNamedPipe", &[srv, ov]),
+            Ret::Value(0)
+        );
         assert_eq!(env.last_error, ERROR_IO_PENDING);
         // Nothing queued yet: a zero timeout answers WAIT_TIMEOUT.
         let q = [port, out, out + 4, out + 8, 0];
-        assert_eq!(call(&mut env, "GetQueuedCompletionStatus", &q), Ret::Value(0));
+        assert_eq!(
+            call(&mut env, "GetQueuedCompletionStatus", &q),
+            Ret::Value(0)
+        );
         assert_eq!(env.last_error, WAIT_TIMEOUT);
         let cli = open_client(&mut env, "\\\\.\\pipe\\T", 0x4000_0000);
         assert_ne!(cli, INVALID);
-        assert_eq!(call(&mut env, "GetQueuedCompletionStatus", &q), Ret::Value(1));
+        assert_eq!(
+            call(&mut env, "GetQueuedCompletionStatus", &q),
+            Ret::Value(1)
+        );
         assert_eq!(env.mem.peek_u32(out + 4), Some(7));
         assert_eq!(env.mem.peek_u32(out + 8), Some(ov));
         // A read waits, a write completes it with the bytes.
-        assert_eq!(call(&mut env, "GetOverlappedResult", &[srv, ov, out, 0]), Ret::Value(1));
+        assert_eq!(
+            call(&mut env, "GetOverlappedResult", &[srv, ov, out, 0]),
+            Ret::Value(1)
+        );
         env.mem.poke(ov, &[0; 20]).unwrap();
-        assert_eq!(crate::dll::kernel32::file::read_file(&mut env, srv, data, 64, 0, ov), Ret::Value(0));
+        assert_eq!(
+            crate::dll::kernel32::file::read_file(&mut env, srv, data, 64, 0, ov),
+            Ret::Value(0)
+        );
         assert_eq!(env.last_error, ERROR_IO_PENDING);
         crate::io::write(&mut env, cli, b"ok").unwrap();
-        after_io(&mut env, env.handles.get(cli).map(|o| match o { Object::PipeEnd { buf, .. } => *buf, _ => 0 }).unwrap());
-        assert_eq!(call(&mut env, "GetQueuedCompletionStatus", &q), Ret::Value(1));
+        after_io(
+            &mut env,
+            env.handles
+                .get(cli)
+                .map(|o| match o {
+                    Object::PipeEnd { buf, .. } => *buf,
+                    _ => 0,
+                })
+                .unwrap(),
+        );
+        assert_eq!(
+            call(&mut env, "GetQueuedCompletionStatus", &q),
+            Ret::Value(1)
+        );
         assert_eq!(env.mem.peek_u32(out), Some(2));
         let mut b = [0u8; 2];
         env.mem.peek(data, &mut b).unwrap();
         assert_eq!(&b, b"ok");
         // The last writer goes: the next read fails at once with ERROR_BROKEN_PIPE.
         crate::io::close(&mut env, cli).unwrap();
-        assert_eq!(crate::dll::kernel32::file::read_file(&mut env, srv, data, 64, 0, ov), Ret::Value(0));
+        assert_eq!(
+            crate::dll::kernel32::file::read_file(&mut env, srv, data, 64, 0, ov),
+            Ret::Value(0)
+        );
         assert_eq!(env.last_error, err::BROKEN_PIPE);
-        assert_eq!(call(&mut env, "PostQueuedCompletionStatus", &[port, 0, 0, 0]), Ret::Value(1));
-        assert_eq!(call(&mut env, "GetQueuedCompletionStatus", &q), Ret::Value(1));
+        assert_eq!(
+            call(&mut env, "PostQueuedCompletionStatus", &[port, 0, 0, 0]),
+            Ret::Value(1)
+        );
+        assert_eq!(
+            call(&mut env, "GetQueuedCompletionStatus", &q),
+            Ret::Value(1)
+        );
         assert_eq!(env.mem.peek_u32(out + 4), Some(0));
     }
 
@@ -663,6 +729,9 @@ mod tests {
     fn program_names() {
         assert_eq!(program_of("cmd /c copy a b"), "cmd");
         assert_eq!(program_of("  \"C:\\a b\\t.exe\" x"), "C:\\a b\\t.exe");
-        assert_eq!(split_args("t.exe  \"a b\" c\\\"d \"\""), ["t.exe", "a b", "c\"d", ""]);
+        assert_eq!(
+            split_args("t.exe  \"a b\" c\\\"d \"\""),
+            ["t.exe", "a b", "c\"d", ""]
+        );
     }
 }
