@@ -392,6 +392,14 @@ fn program_of(cmd: &str) -> String {
 /// Dispatches a child process may run (inside the parent's CreateProcess).
 pub const CHILD_BUDGET: u64 = 1_000_000_000;
 
+/// How deep child processes may nest (each runs on the host stack).
+const MAX_DEPTH: u32 = 8;
+
+thread_local! {
+    /// Children being run on this host thread (inside CreateProcess calls).
+    static DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
 /// Splits a command line into argv as the C runtime does (quotes group,
 /// `\"` is a quote; backslashes otherwise literal).
 fn split_args(cmd: &str) -> Vec<String> {
@@ -444,6 +452,11 @@ fn run_child(
     si: u32,
     pi: u32,
 ) -> Ret {
+    if DEPTH.with(|d| d.get()) >= MAX_DEPTH {
+        return Ret::Stop(format!(
+            "child process {full}: processes nested deeper than {MAX_DEPTH}"
+        ));
+    }
     let bytes = match std::fs::read(host) {
         Ok(b) => b,
         Err(e) => return Ret::Value(env.fail(crate::files::io_error(&e), 0)),
@@ -467,10 +480,12 @@ fn run_child(
             ))
         }
     };
-    let mut out = Vec::new();
-    let s = crate::run::run_arm(&mut p, crate::run::Arm::L0, CHILD_BUDGET, &mut |_, b| {
-        out.extend_from_slice(b)
+    let mut out: Vec<(u8, Vec<u8>)> = Vec::new();
+    DEPTH.with(|d| d.set(d.get() + 1));
+    let s = crate::run::run_arm(&mut p, crate::run::Arm::L0, CHILD_BUDGET, &mut |k, b| {
+        out.push((k, b.to_vec()))
     });
+    DEPTH.with(|d| d.set(d.get() - 1));
     let code = match s.ending {
         crate::run::Ending::Exit { code } => code,
         e => {
@@ -486,13 +501,16 @@ fn run_child(
     } else {
         env.mem.peek_u32(si + 44).unwrap_or(0)
     };
-    let to = if flags & 0x100 != 0 {
-        env.mem.peek_u32(si + 60).unwrap_or(0)
-    } else {
-        env.std_handles[1]
-    };
-    if !out.is_empty() {
-        crate::io::write(env, to, &out).ok();
+    for (k, b) in out {
+        let to = if flags & 0x100 != 0 {
+            // STARTF_USESTDHANDLES: hStdOutput, hStdError.
+            env.mem
+                .peek_u32(si + if k == 2 { 64 } else { 60 })
+                .unwrap_or(0)
+        } else {
+            env.std_handles[if k == 2 { 2 } else { 1 }]
+        };
+        crate::io::write(env, to, &b).ok();
         if let Some(Object::PipeEnd { buf, .. }) = env.handles.get(to) {
             let b = *buf;
             after_io(env, b);
