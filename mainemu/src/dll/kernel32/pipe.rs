@@ -306,6 +306,13 @@ fn create_port(env: &mut Env, file: u32, existing: u32, key: u32) -> u32 {
     h
 }
 
+/// Ends the current thread's wait (none when no thread runs: unit tests).
+fn clear_wait(env: &mut Env) {
+    if !env.threads.list.is_empty() {
+        env.threads.cur_mut().wait_deadline = None;
+    }
+}
+
 fn dequeue(env: &mut Env, port: u32, bytes: u32, key: u32, ov: u32, ms: u32) -> Ret {
     let q = match env.handles.get_mut(port) {
         Some(Object::Port(q)) => q,
@@ -313,7 +320,7 @@ fn dequeue(env: &mut Env, port: u32, bytes: u32, key: u32, ov: u32, ms: u32) -> 
     };
     match q.pop_front() {
         Some(p) => {
-            env.threads.cur_mut().wait_deadline = None;
+            clear_wait(env);
             env.mem.poke_u32(bytes, p.bytes);
             env.mem.poke_u32(key, p.key);
             env.mem.poke_u32(ov, p.ov);
@@ -331,7 +338,7 @@ fn dequeue(env: &mut Env, port: u32, bytes: u32, key: u32, ov: u32, ms: u32) -> 
             };
             match d {
                 Some(d) if d <= env.clock => {
-                    env.threads.cur_mut().wait_deadline = None;
+                    clear_wait(env);
                     env.mem.poke_u32(ov, 0);
                     Ret::Value(env.fail(WAIT_TIMEOUT, 0))
                 }
@@ -707,16 +714,11 @@ mod tests {
         );
         assert_eq!(env.last_error, ERROR_IO_PENDING);
         crate::io::write(&mut env, cli, b"ok").unwrap();
-        after_io(
-            &mut env,
-            env.handles
-                .get(cli)
-                .map(|o| match o {
-                    Object::PipeEnd { buf, .. } => *buf,
-                    _ => 0,
-                })
-                .unwrap(),
-        );
+        let b = match env.handles.get(cli) {
+            Some(Object::PipeEnd { buf, .. }) => *buf,
+            _ => panic!("not a pipe end"),
+        };
+        after_io(&mut env, b);
         assert_eq!(
             call(&mut env, "GetQueuedCompletionStatus", &q),
             Ret::Value(1)
