@@ -65,6 +65,16 @@ pub struct PipeBuf {
     pub writers: u32,
 }
 
+/// A completion packet (GetQueuedCompletionStatus hands these out in order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    pub bytes: u32,
+    pub key: u32,
+    pub ov: u32,
+    /// The NTSTATUS of the operation (0: success).
+    pub status: u32,
+}
+
 /// A kernel object.
 #[derive(Debug)]
 pub enum Object {
@@ -100,6 +110,10 @@ pub enum Object {
         write: bool,
     },
     PipeBuf(PipeBuf),
+    /// A child process that ran to its end inside CreateProcess: its exit code.
+    Process(u32),
+    /// An I/O completion port: its queued packets, oldest first.
+    Port(std::collections::VecDeque<Packet>),
     /// A registry key (the registry module owns the tree; this is its path).
     Key(String),
     /// Anything else a program may hold and close (tokens, activation contexts).
@@ -121,6 +135,8 @@ impl Object {
             Object::Mapping { .. } => "mapping",
             Object::PipeEnd { .. } => "pipe",
             Object::PipeBuf(_) => "pipe buffer",
+            Object::Port(_) => "completion port",
+            Object::Process(_) => "process",
             Object::Key(_) => "key",
             Object::Other(k) => k,
         }

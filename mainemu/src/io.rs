@@ -221,7 +221,11 @@ pub fn kind(env: &Env, h: Handle) -> Result<u32, u32> {
 /// deletes it if asked; the last handle of a pipe end updates the buffer.
 pub fn close(env: &mut Env, h: Handle) -> Result<(), u32> {
     let now = env.guest_filetime();
+    let id = env.handles.id_of(h);
     let closed = env.handles.close(h).ok_or(err::INVALID_HANDLE)?;
+    if let (Some(id), Some(_)) = (id, &closed) {
+        crate::dll::kernel32::pipe::forget(env, id);
+    }
     match closed {
         Some(Object::File(f)) => {
             let (host, del) = (f.host.clone(), f.delete_on_close);
@@ -241,6 +245,7 @@ pub fn close(env: &mut Env, h: Handle) -> Result<(), u32> {
                     env.handles.drop_object(buf);
                 }
             }
+            crate::dll::kernel32::pipe::after_io(env, buf);
             env.threads.epoch += 1;
         }
         _ => {}

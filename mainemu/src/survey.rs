@@ -13,7 +13,7 @@
 //! program = "7zip-18.01/7za.exe"
 //! args = ["a", "t.7z", "in"]
 //! inputs = { "in/a.txt" = "hello\n" }      # written before the row runs
-//! input_files = { "lexer.re" = "../tests/programs/lexer.re" }   # copied (relative to this file)
+//! input_files = { "lexer.re" = "../tests/programs/lexer.re" }   # copied (relative to this file; `@root/...`: to the program root)
 //! stdin = ""
 //! stdout = "..."                           # exact, when given
 //! exit = 0                                 # or unimplemented = "..." / stop = "..." (the report, exactly)
@@ -248,7 +248,10 @@ pub fn run_case(
         write_input(dir, rel, text.as_bytes())?;
     }
     for (rel, src) in &c.input_files {
-        let from = manifest_dir.join(src);
+        let from = match src.strip_prefix("@root/") {
+            Some(r) => root.join(r),
+            None => manifest_dir.join(src),
+        };
         let b = std::fs::read(&from).map_err(|e| format!("{}: {e}", from.display()))?;
         write_input(dir, rel, &b)?;
     }

@@ -487,6 +487,10 @@ pub struct Env {
     pub desktop: Box<crate::desktop::Desktop>,
     /// kernel32's local and global atom tables.
     pub atoms: kernel32::atom::Atoms,
+    /// Named pipes and completion-port associations (`kernel32::pipe`).
+    pub pipes: kernel32::pipe::Pipes,
+    /// Child processes CreateProcess ran: guest path, dispatches, exit code.
+    pub children: Vec<(String, u64, u32)>,
 }
 
 impl Env {
@@ -531,6 +535,8 @@ impl Env {
             proc_misses: Default::default(),
             desktop: Default::default(),
             atoms: Default::default(),
+            pipes: Default::default(),
+            children: Vec::new(),
         }
     }
 

@@ -85,6 +85,9 @@ pub fn create_file(
     if p.is_empty() {
         return env.fail(err::PATH_NOT_FOUND, INVALID);
     }
+    if p.to_ascii_lowercase().starts_with("\\\\.\\pipe\\") {
+        return super::pipe::open_client(env, &p, desired);
+    }
     if let Some(d) = device(&p) {
         let write = desired & (access::GENERIC_WRITE | access::FILE_WRITE_DATA) != 0;
         let obj = match d {
@@ -157,6 +160,11 @@ fn overlapped_done(env: &mut Env, ov: u32, n: u32) {
 }
 
 pub fn read_file(env: &mut Env, h: u32, buf: u32, n: u32, got: u32, ov: u32) -> Ret {
+    if ov != 0 {
+        if let Some(r) = super::pipe::read_overlapped(env, h, buf, n, got, ov) {
+            return r;
+        }
+    }
     if io::would_block(env, h) {
         return Ret::Block { deadline: None };
     }
@@ -196,6 +204,10 @@ pub fn write_file(env: &mut Env, h: u32, buf: u32, n: u32, put: u32, ov: u32) ->
                 env.mem.poke_u32(put, k);
             }
             overlapped_done(env, ov, k);
+            if let Some(Object::PipeEnd { buf, .. }) = env.handles.get(h) {
+                let b = *buf;
+                super::pipe::after_io(env, b);
+            }
             true
         }
         Err(e) => env.fail(e, false),

@@ -12,6 +12,7 @@ pub mod console;
 pub mod ctype;
 pub mod file;
 pub mod nls;
+pub mod pipe;
 pub mod sync;
 pub mod system;
 pub mod time;
@@ -104,6 +105,7 @@ crate::dll! { "kernel32.dll";
     @also nls::DLL;
     @also ctype::DLL;
     @also atom::DLL;
+    @also pipe::DLL;
     stdcall fn GetLastError(env) -> u32 { env.last_error }
     stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
     stdcall fn GetCommandLineW(env) -> u32 { env.cmdline_w }

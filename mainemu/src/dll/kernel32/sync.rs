@@ -22,7 +22,7 @@ pub const WAIT_FAILED: u32 = 0xFFFF_FFFF;
 pub const INFINITE: u32 = 0xFFFF_FFFF;
 
 /// The deadline of the current wait: set on the first try, kept across retries.
-fn deadline(env: &mut Env, ms: u32) -> Option<u64> {
+pub(super) fn deadline(env: &mut Env, ms: u32) -> Option<u64> {
     let clock = env.clock;
     let t = env.threads.cur_mut();
     let d = *t.wait_deadline.get_or_insert(if ms == INFINITE {
@@ -45,6 +45,7 @@ fn signaled(env: &Env, h: u32) -> Result<bool, u32> {
             .by_id(*id)
             .is_none_or(|t| t.state == State::Exited)),
         Some(Object::File(_)) | Some(Object::Console(_)) | Some(Object::Null) => Ok(true),
+        Some(Object::Process(_)) => Ok(true),
         Some(_) => Err(err::INVALID_HANDLE),
         None if h == CURRENT_PROCESS => Ok(false),
         None if h == CURRENT_THREAD => Ok(false),

@@ -643,6 +643,7 @@ crate::dll! { "(kernel32 system)";
     stdcall fn GetCurrentThread(env) -> u32 { crate::handles::CURRENT_THREAD }
     stdcall fn GetExitCodeProcess(env, h: u32, out: u32) -> bool {
         if h == crate::handles::CURRENT_PROCESS { return env.mem.poke_u32(out, crate::threads::STILL_ACTIVE).is_some(); }
+        if let Some(crate::handles::Object::Process(code)) = env.handles.get(h) { let c = *code; return env.mem.poke_u32(out, c).is_some(); }
         env.fail(err::INVALID_HANDLE, false)
     }
     stdcall fn TerminateProcess(env, h: u32, code: u32) -> Ret {
