@@ -774,6 +774,25 @@ pub fn volume_info(
     true
 }
 
+/// Windows' default search order for a bare file name (SearchPath with no
+/// path, CreateProcess): the program's folder, the current directory, the
+/// system folders, then each PATH entry (empty entries included, as given).
+pub fn default_search_dirs(env: &Env) -> Vec<String> {
+    let exe_dir = env
+        .exe_path
+        .rsplit_once('\\')
+        .map(|(d, _)| d.to_string())
+        .unwrap_or_default();
+    let mut v = vec![
+        exe_dir,
+        env.drives.cwd(),
+        "C:\\windows\\system32".into(),
+        "C:\\windows".into(),
+    ];
+    v.extend(env.var("PATH").unwrap_or("").split(';').map(str::to_string));
+    v
+}
+
 /// SearchPath(path, file, ext, cap, buf, &part): the first existing match.
 #[allow(clippy::too_many_arguments)]
 pub fn search_path(
@@ -800,19 +819,7 @@ pub fn search_path(
     } else if let Some(p) = env.read_str(path, wide) {
         p.split(';').map(str::to_string).collect()
     } else {
-        let exe_dir = env
-            .exe_path
-            .rsplit_once('\\')
-            .map(|(d, _)| d.to_string())
-            .unwrap_or_default();
-        let mut v = vec![
-            exe_dir,
-            env.drives.cwd(),
-            "C:\\windows\\system32".into(),
-            "C:\\windows".into(),
-        ];
-        v.extend(env.var("PATH").unwrap_or("").split(';').map(str::to_string));
-        v
+        default_search_dirs(env)
     };
     for d in dirs {
         let cand = if d.is_empty() {

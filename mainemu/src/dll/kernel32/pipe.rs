@@ -569,25 +569,12 @@ fn create_process(env: &mut Env, app: u32, cmd: u32, wide: bool, si: u32, pi: u3
     let dirs: Vec<String> = if name.contains(['\\', '/', ':']) {
         vec![String::new()]
     } else {
-        let exe_dir = env
-            .exe_path
-            .rsplit_once('\\')
-            .map(|(d, _)| d.to_string())
-            .unwrap_or_default();
-        let mut v = vec![
-            exe_dir,
-            env.drives.cwd(),
-            "C:\\windows\\system32".into(),
-            "C:\\windows".into(),
-        ];
-        v.extend(
-            env.var("PATH")
-                .unwrap_or("")
-                .split(';')
-                .filter(|s| !s.is_empty())
-                .map(str::to_string),
-        );
-        v
+        // Empty PATH entries are skipped here (the folders before them
+        // are never empty).
+        super::file::default_search_dirs(env)
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect()
     };
     for d in dirs {
         let cand = if d.is_empty() {
