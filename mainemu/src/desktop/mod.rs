@@ -143,6 +143,48 @@ pub struct Window {
 }
 
 impl Window {
+    /// A window not yet added to the desktop (`hwnd` 0), with no extra
+    /// bytes, instance, font, paint state or subclasses: what
+    /// CreateWindowEx, menu popups and the file dialog share. Callers set
+    /// the rest with struct update syntax.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        class: usize,
+        parent: u32,
+        owner: u32,
+        style: u32,
+        ex_style: u32,
+        rect: Rect,
+        title: Vec<u16>,
+        wndproc: u32,
+        id: u32,
+    ) -> Window {
+        Window {
+            hwnd: 0,
+            class,
+            parent,
+            owner,
+            style,
+            ex_style,
+            rect,
+            title,
+            wndproc,
+            id,
+            instance: 0,
+            extra: Vec::new(),
+            user_data: 0,
+            update: Region::empty(),
+            erase: false,
+            children: Vec::new(),
+            wide: true,
+            font: 0,
+            destroyed: false,
+            subclasses: Vec::new(),
+            subclass_orig: 0,
+            subclass_level: 0,
+        }
+    }
+
     pub fn visible(&self) -> bool {
         self.style & ws::VISIBLE != 0
     }

@@ -193,29 +193,12 @@ pub fn run(env: &mut Env, req: impl FnOnce(&mut Env) -> Request, done: Done) -> 
         wndproc: u32,
         id: u32,
     ) -> Window {
+        // 30 extra bytes, as the dialog class's window extra.
         Window {
-            hwnd: 0,
-            class,
-            parent,
-            owner,
-            style,
-            ex_style,
-            rect,
-            title,
-            wndproc,
-            id,
-            instance: 0,
             extra: vec![0; 30],
-            user_data: 0,
-            update: Region::empty(),
-            erase: false,
-            children: Vec::new(),
-            wide: true,
-            font: 0,
-            destroyed: false,
-            subclasses: Vec::new(),
-            subclass_orig: 0,
-            subclass_level: 0,
+            ..Window::new(
+                class, parent, owner, style, ex_style, rect, title, wndproc, id,
+            )
         }
     }
     let d = &mut env.desktop;

@@ -176,30 +176,17 @@ fn open(env: &mut Env, owner: u32, menu: u32, x: i32, y: i32) -> Ret {
     let class =
         user32::ensure_builtin(env, &"#32768".encode_utf16().collect::<Vec<_>>()).unwrap_or(0);
     let proc_ = wndproc(env);
-    let popup = env.desktop.add_window(Window {
-        hwnd: 0,
+    let popup = env.desktop.add_window(Window::new(
         class,
-        parent: 0,
+        0,
         owner,
-        style: ws::POPUP,
-        ex_style: ws::EX_TOOLWINDOW,
-        rect: Rect::new(x, y, x + w, y + h),
-        title: Vec::new(),
-        wndproc: proc_,
-        id: 0,
-        instance: 0,
-        extra: Vec::new(),
-        user_data: 0,
-        update: Region::empty(),
-        erase: false,
-        children: Vec::new(),
-        wide: true,
-        font: 0,
-        destroyed: false,
-        subclasses: Vec::new(),
-        subclass_orig: 0,
-        subclass_level: 0,
-    });
+        ws::POPUP,
+        ws::EX_TOOLWINDOW,
+        Rect::new(x, y, x + w, y + h),
+        Vec::new(),
+        proc_,
+        0,
+    ));
     env.desktop.menu_track = Some(MenuTrack {
         owner,
         popup,

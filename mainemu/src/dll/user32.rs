@@ -515,28 +515,20 @@ fn create_window(
     let rect = Rect::new(ox + x, oy + y, ox + x + w.max(0), oy + y + h.max(0));
     let visible = style & ws::VISIBLE != 0;
     let win = Window {
-        hwnd: 0,
-        class: ci,
-        parent: if child { parent } else { 0 },
-        owner: if child { 0 } else { parent },
-        style: style & !ws::VISIBLE,
-        ex_style: ex,
-        rect,
-        title: title_units,
-        wndproc: cls.wndproc,
-        id: hmenu,
         instance: inst,
         extra: vec![0; (cls.wnd_extra.clamp(0, 4096)) as usize],
-        user_data: 0,
-        update: Region::empty(),
-        erase: false,
-        children: Vec::new(),
         wide,
-        font: 0,
-        destroyed: false,
-        subclasses: Vec::new(),
-        subclass_orig: 0,
-        subclass_level: 0,
+        ..Window::new(
+            ci,
+            if child { parent } else { 0 },
+            if child { 0 } else { parent },
+            style & !ws::VISIBLE,
+            ex,
+            rect,
+            title_units,
+            cls.wndproc,
+            hmenu,
+        )
     };
     let hwnd = d.add_window(win);
     // CREATESTRUCT for WM_NCCREATE / WM_CREATE.
