@@ -22,7 +22,7 @@ cargo run --release -p oracle -- sweep --json out/sweep.json --html out/sweep.ht
 tail -n 1 out/sweep-wasm.txt
 
 # oracle fuzz (docs/oracle.md): 2000 mixed programs under every native arm
-# (l1 the reference, l0, only-naive, only-baseline, only-all, only-t2, jit), seeded from the
+# (l1 the reference, l0, only-naive, only-baseline, only-all, only-t2, uop, jit), seeded from the
 # commit so every commit tries new programs; a failure is re-created from the
 # seed printed here (`oracle fuzz --seed S --index I --arms native`). 2000, not
 # 5000: the landed CI of stop 25 took 2447 s of its 2700 s budget with 5000

@@ -6,7 +6,7 @@ use oracle::compare::{lockstep, Options};
 use oracle::spec::RunSpec;
 
 /// Every arm these programs must agree on, reference first.
-const ARMS: &str = "l1,l0,only-naive,only-baseline,only-all,only-t2,jit";
+const ARMS: &str = "l1,l0,only-naive,only-baseline,only-all,only-t2,uop,uop2,jit";
 
 /// A line at FFF0h whose last instruction (`mov al, 11h`) ends exactly at
 /// the 64 KiB end of CS (copied there by the program), called twice; between the calls the program patches

@@ -86,11 +86,15 @@ pub struct LoweredRegion {
     pub stop: Option<&'static str>,
 }
 
-/// Lowers the region headed at `cs_base:ip`. `bytes(ip, out)` appends the
-/// lowerable bytes at `ip` (cacheable, not volatile, inside the segment:
-/// possibly none). `heads` (sorted) are IPs where programs already start in
-/// this code segment: a line ends before them and links there, and the
-/// region does not grow into them (no code is lowered twice).
+/// Lowers the region headed at `cs_base:ip`. `bytes(ip, max, out)` appends
+/// at most `max` lowerable bytes at `ip` (cacheable, not volatile, inside the
+/// segment: possibly none). `heads` (sorted ascending) are IPs where programs
+/// already start in this code segment: a line ends before them and links
+/// there, and the region does not grow into them (no code is lowered twice).
+///
+/// Build cost matters here (the `uop` arm and every `only-*` arm build
+/// inline): a line only looks at the leaders and heads within its reach,
+/// and fetches no further than the first of them plus one instruction.
 pub fn lower_region<M: MachineModel>(
     model: &M,
     opts: LowerOpts,
@@ -98,31 +102,25 @@ pub fn lower_region<M: MachineModel>(
     ip: u32,
     limits: RegionLimits,
     heads: &[u32],
-    bytes: &mut dyn FnMut(u32, &mut Vec<u8>),
+    bytes: &mut dyn FnMut(u32, usize, &mut Vec<u8>),
 ) -> LoweredRegion {
+    debug_assert!(
+        heads.windows(2).all(|w| w[0] <= w[1]),
+        "heads must be sorted"
+    );
     let mut leaders: BTreeSet<u32> = BTreeSet::from([ip]);
     let mut order: Vec<u32> = vec![ip];
     let mut lines: BTreeMap<u32, LoweredLine> = BTreeMap::new();
     let mut buf = Vec::new();
     let mut total = 0usize;
     let mut head_stop = None;
-    let stops_of = |leaders: &BTreeSet<u32>| -> Vec<u32> {
-        let mut s: Vec<u32> = leaders
-            .iter()
-            .copied()
-            .chain(heads.iter().copied())
-            .collect();
-        s.sort_unstable();
-        s.dedup();
-        s
-    };
+    let reach = (limits.line_cap * MAX_INSN_LEN) as u32;
     let mut i = 0;
     while i < order.len() {
         let at = order[i];
         i += 1;
-        buf.clear();
-        bytes(at, &mut buf);
-        let stops = stops_of(&leaders);
+        let stops = stops_near(&leaders, heads, at, reach);
+        fetch(bytes, at, reach, &stops, &mut buf);
         let l = lower_line_until(model, opts, cs_base, at, &buf, limits.line_cap, &stops);
         if at == ip {
             head_stop = l.stop;
@@ -172,7 +170,6 @@ pub fn lower_region<M: MachineModel>(
         lines.insert(at, l);
     }
     // Split lines that run over a leader found after they were lowered.
-    let stops = stops_of(&leaders);
     let ends: Vec<(u32, u32)> = lines
         .iter()
         .map(|(&at, l)| (at, line_end(l, cs_base)))
@@ -181,8 +178,8 @@ pub fn lower_region<M: MachineModel>(
         if leaders.range(at + 1..end).next().is_none() {
             continue;
         }
-        buf.clear();
-        bytes(at, &mut buf);
+        let stops = stops_near(&leaders, heads, at, reach);
+        fetch(bytes, at, reach, &stops, &mut buf);
         let l = lower_line_until(model, opts, cs_base, at, &buf, limits.line_cap, &stops);
         if at == ip {
             head_stop = l.stop;
@@ -192,6 +189,43 @@ pub fn lower_region<M: MachineModel>(
         lines.insert(at, l);
     }
     splice(model, cs_base, ip, &order, lines, total, head_stop)
+}
+
+/// Longest x86 instruction, in bytes.
+const MAX_INSN_LEN: usize = 15;
+
+/// The stops a line at `at` can meet, ascending: region leaders and
+/// existing heads in `[at, at + reach]` (a line never reads past `reach`
+/// bytes, and `lower_line_until` only tests the IPs it decodes).
+fn stops_near(leaders: &BTreeSet<u32>, heads: &[u32], at: u32, reach: u32) -> Vec<u32> {
+    let hi = at.saturating_add(reach);
+    let mut s: Vec<u32> = leaders.range(at..=hi).copied().collect();
+    let a = heads.partition_point(|&h| h < at);
+    let b = heads.partition_point(|&h| h <= hi);
+    s.extend_from_slice(&heads[a..b]);
+    s.sort_unstable();
+    s.dedup();
+    s
+}
+
+/// Fetches the bytes of the line at `at` into `buf`: up to `reach`, and no
+/// further than the first stop after `at` plus one instruction (the line
+/// ends before the stop; an instruction that starts before it may run over
+/// it, and a line whose last instruction is cut by the end of the bytes
+/// ends before that instruction and links there, which is exact).
+fn fetch(
+    bytes: &mut dyn FnMut(u32, usize, &mut Vec<u8>),
+    at: u32,
+    reach: u32,
+    stops: &[u32],
+    buf: &mut Vec<u8>,
+) {
+    let next = stops
+        .iter()
+        .find(|&&s| s > at)
+        .map_or(usize::MAX, |&s| (s - at) as usize + MAX_INSN_LEN);
+    buf.clear();
+    bytes(at, (reach as usize).min(next), buf);
 }
 
 /// IP just past a line's last byte.

@@ -40,9 +40,9 @@ fn singles(bytes: &[u8]) -> BTreeMap<u64, Program> {
 }
 
 fn region(bytes: &[u8], limits: RegionLimits) -> Option<Program> {
-    let mut src = |ip: u32, out: &mut Vec<u8>| {
+    let mut src = |ip: u32, max: usize, out: &mut Vec<u8>| {
         if let Some(b) = ip.checked_sub(IP).and_then(|o| bytes.get(o as usize..)) {
-            out.extend_from_slice(b);
+            out.extend_from_slice(&b[..b.len().min(max)]);
         }
     };
     let r = lower_region(

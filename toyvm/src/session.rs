@@ -94,6 +94,7 @@ pub const ARMS: &[&str] = &[
     "only-baseline",
     "only-all",
     "only-t2",
+    "uop",
     "jit",
 ];
 
@@ -114,7 +115,7 @@ pub fn engine(arm: &str) -> Result<Box<dyn Engine>, String> {
         other => match crate::tiers::OnlyNaive::for_arm(other) {
             Some(e) => e.map(|e| Box::new(e) as Box<dyn Engine>),
             None => Err(format!(
-                "unknown or not yet built arm `{other}` (available: l0, l1, only-<set> with SET naive, baseline, all or passes joined by `.`, only-t<K>, jit, jit-<threshold>)"
+                "unknown or not yet built arm `{other}` (available: l0, l1, only-<set> with SET naive, baseline, all or passes joined by `.`, only-t<K>, uop[K][-SET], jit, jit-<threshold>)"
             )),
         },
     }

@@ -27,9 +27,11 @@ fn session(p: &PathBuf, arm: &str, budget: u64) -> Session {
 }
 
 /// The µop arms every case runs against `l1`: the naive lowering, the
-/// block-local and region passes, and tier-up after 2 entries (so almost
-/// every program is swapped while the case runs).
-const UOP_ARMS: &[&str] = &["only-naive", "only-baseline", "only-t2"];
+/// block-local and region passes, tier-up after 2 entries (so almost
+/// every program is swapped while the case runs), and the `uop` arm with a
+/// heat threshold of 2 (L1 blocks first, hot heads built as µop programs
+/// while the case runs).
+const UOP_ARMS: &[&str] = &["only-naive", "only-baseline", "only-t2", "uop2"];
 
 /// Runs `l1` and every µop arm in lockstep (snapshots every `step`
 /// dispatches) and returns the end and console of the last µop arm.

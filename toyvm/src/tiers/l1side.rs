@@ -49,6 +49,8 @@ pub struct FBlock {
     pub born: u64,
     /// Interned instruction form (first op), for the fallback counters.
     pub form: u32,
+    /// Entries through the driver (the `uop` arm's heat of a cold block).
+    pub entries: u32,
 }
 
 /// What a spin block did, for the counters.
@@ -279,8 +281,6 @@ pub fn run_spin(
     stats: &mut SpinStats,
 ) -> Option<EngineExit> {
     let n = b.ops.len();
-    let head_ip = b.ops[0].ip;
-    let cs = b.cs_base;
     let mut head: Option<HeadState> = None;
     let mut spin_t: Option<u64> = None;
     let mut back = false;
@@ -324,53 +324,101 @@ pub fn run_spin(
             head = Some(HeadState::take(id, cpu, tb.stores));
             spin_t = None;
         }
-        // One pass over the block.
-        let mut looped = false;
-        for (i, t) in b.ops.iter().enumerate() {
-            if cpu.clock >= stop_at {
-                return Some(EngineExit::Reached);
-            }
-            let if_before = cpu.flags.if_();
-            match exec::run_op(cpu, tb, &t.op) {
-                StepOutcome::Ok => {}
-                StepOutcome::Halt => return Some(EngineExit::Halt),
-                StepOutcome::HostCall(x) => return Some(EngineExit::HostCall(x)),
-                StepOutcome::Stop(r) => return Some(EngineExit::Stop(r)),
-            }
-            if !tb.hits.is_empty() {
-                return None;
-            }
-            if t.class & IO != 0 {
-                let attention = tb.take_io_attention();
-                let promised = match b.spin {
-                    Spin::Port { in_idx, mask, w } if in_idx as usize == i => {
-                        let port = match t.op.src {
-                            Opnd::Imm => t.op.imm as u16,
-                            _ => cpu.regs[2] as u16,
-                        };
-                        spin_t = tb.port_stable_until(port, w, mask, cpu.clock - 1);
-                        spin_t.is_some()
-                    }
-                    _ => false,
-                };
-                if attention && !promised {
-                    return Some(EngineExit::Attention);
+        match one_pass(b, cpu, tb, stop_at, &mut spin_t) {
+            PassEnd::Exit(x) => return Some(x),
+            PassEnd::Left => return None,
+            PassEnd::Looped => back = true,
+        }
+    }
+}
+
+/// How one pass over a block ended.
+enum PassEnd {
+    /// The session must take over (stop, HLT, host call, budget, attention).
+    Exit(EngineExit),
+    /// Control left the block (or a store hit code: the caller retires).
+    Left,
+    /// The last op branched back to the block's own head.
+    Looped,
+}
+
+/// Runs block `b` once, op by op, from its head: the exact per-dispatch
+/// checks L1's dispatch loop makes (budget before each op, attention after
+/// port I/O, an opened shadow or IF set from 0). For a `Spin::Port` block,
+/// `spin_t` receives the bus's promise for the spin read.
+fn one_pass(
+    b: &FBlock,
+    cpu: &mut Cpu,
+    tb: &mut Tracked<Machine>,
+    stop_at: u64,
+    spin_t: &mut Option<u64>,
+) -> PassEnd {
+    let n = b.ops.len();
+    let head_ip = b.ops[0].ip;
+    let cs = b.cs_base;
+    for (i, t) in b.ops.iter().enumerate() {
+        if cpu.clock >= stop_at {
+            return PassEnd::Exit(EngineExit::Reached);
+        }
+        let if_before = cpu.flags.if_();
+        match exec::run_op(cpu, tb, &t.op) {
+            StepOutcome::Ok => {}
+            StepOutcome::Halt => return PassEnd::Exit(EngineExit::Halt),
+            StepOutcome::HostCall(x) => return PassEnd::Exit(EngineExit::HostCall(x)),
+            StepOutcome::Stop(r) => return PassEnd::Exit(EngineExit::Stop(r)),
+        }
+        if !tb.hits.is_empty() {
+            return PassEnd::Left;
+        }
+        if t.class & IO != 0 {
+            let attention = tb.take_io_attention();
+            let promised = match b.spin {
+                Spin::Port { in_idx, mask, w } if in_idx as usize == i => {
+                    let port = match t.op.src {
+                        Opnd::Imm => t.op.imm as u16,
+                        _ => cpu.regs[2] as u16,
+                    };
+                    *spin_t = tb.port_stable_until(port, w, mask, cpu.clock - 1);
+                    spin_t.is_some()
                 }
-            }
-            if (t.class & SHADOW != 0 && cpu.shadow)
-                || (t.class & IFCHG != 0 && !if_before && cpu.flags.if_())
-            {
-                return Some(EngineExit::Attention);
-            }
-            let fell = cpu.eip == t.next_ip && cpu.sbase[seg::CS] == cs;
-            if !fell {
-                looped = i + 1 == n && cpu.eip == head_ip && cpu.sbase[seg::CS] == cs;
-                break;
+                _ => false,
+            };
+            if attention && !promised {
+                return PassEnd::Exit(EngineExit::Attention);
             }
         }
-        if !looped {
-            return None;
+        if (t.class & SHADOW != 0 && cpu.shadow)
+            || (t.class & IFCHG != 0 && !if_before && cpu.flags.if_())
+        {
+            return PassEnd::Exit(EngineExit::Attention);
         }
-        back = true;
+        let fell = cpu.eip == t.next_ip && cpu.sbase[seg::CS] == cs;
+        if !fell {
+            let looped = i + 1 == n && cpu.eip == head_ip && cpu.sbase[seg::CS] == cs;
+            return if looped {
+                PassEnd::Looped
+            } else {
+                PassEnd::Left
+            };
+        }
+    }
+    // Fell off the end (a block cut at its op cap): control left.
+    PassEnd::Left
+}
+
+/// Runs one pass over cold block `b` (the CPU at its head), the `uop` arm's
+/// L1 tier: returns when control leaves the block or comes back to its head
+/// (`None`: the driver looks up the next site, and counts the entry), at
+/// `stop_at` or when the session must look (`Some`). No folds: a cold block
+/// is never a spin block. Stores into code are left in `tb.hits`.
+pub fn run_pass(
+    b: &FBlock,
+    cpu: &mut Cpu,
+    tb: &mut Tracked<Machine>,
+    stop_at: u64,
+) -> Option<EngineExit> {
+    match one_pass(b, cpu, tb, stop_at, &mut None) {
+        PassEnd::Exit(x) => Some(x),
+        PassEnd::Left | PassEnd::Looped => None,
     }
 }

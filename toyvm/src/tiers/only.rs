@@ -70,16 +70,20 @@ pub const REGION: RegionLimits = RegionLimits {
 pub const REGION_WINDOW: u32 = 2048;
 
 /// Appends the bytes at `cs_base:ip` a line may be lowered from: cacheable,
-/// not volatile, inside the 64 KiB segment, at most a line's worth.
+/// not volatile, inside the 64 KiB segment, at most `max` and at most a
+/// line's worth.
 fn line_bytes(
     code: &CodeMap,
     smc: &crate::l1::smc::Smc,
     ram: &[u8],
     cs_base: u32,
     ip: u32,
+    max: usize,
     out: &mut Vec<u8>,
 ) {
-    let max = (0x1_0000 - (ip & 0xFFFF)).min(LINE_CAP as u32 * 15);
+    let max = (0x1_0000 - (ip & 0xFFFF))
+        .min(LINE_CAP as u32 * 15)
+        .min(max.min(u32::MAX as usize) as u32);
     for i in 0..max {
         let p = code.phys(cs_base.wrapping_add(ip + i));
         if !CodeMap::cacheable(p) || smc.is_volatile(p) {
@@ -119,6 +123,10 @@ enum Site {
     /// The bytes cannot be cached (device window, volatile): fetched and
     /// decoded every time.
     Uncached,
+    /// The `uop` arm's cold code: an L1 block run on the L1 side, one pass
+    /// per entry, until its head has been entered `Warm::k` times; then the
+    /// head is built as a µop program on the arm's pass set.
+    Cold(u32),
 }
 
 /// What the driver keeps per program.
@@ -184,6 +192,13 @@ pub struct Counters {
     pub links_filled: u64,
     /// `only-t<K>`: programs rebuilt on the upper set after K entries.
     pub tier_ups: u64,
+    /// `uop`: cold L1 blocks compiled, passes run over them, the dispatches
+    /// those passes retired, and heads that got hot and were built as µop
+    /// programs.
+    pub cold_blocks: u64,
+    pub cold_passes: u64,
+    pub cold_dispatches: u64,
+    pub hot_heads: u64,
     /// Guest stores into code bytes; programs and L1 blocks retired by
     /// them, by logged host writes, or found stale after host code ran.
     pub smc_stores: u64,
@@ -251,6 +266,9 @@ pub struct OnlyNaive {
     tier_up: Option<TierUp>,
     /// The build in progress is an upper-tier build.
     building_upper: bool,
+    /// The `uop` arm: code starts as L1 blocks (no µop build), a block head
+    /// entered `k` times is built as a µop program on `passes`.
+    warm: Option<Warm>,
     /// The `jit` arm: programs run through its dispatcher, compiled when hot.
     #[cfg(not(target_family = "wasm"))]
     jit: Option<Box<jit::Jit>>,
@@ -268,6 +286,17 @@ pub struct TierUp {
     /// The pass set hot programs are rebuilt on.
     pub upper: PassSet,
 }
+
+/// The `uop` arm's policy: how many entries make a cold head hot.
+#[derive(Clone, Copy, Debug)]
+pub struct Warm {
+    pub k: u32,
+}
+
+/// The `uop` arm's default heat threshold and pass set (docs/optimizer.md,
+/// "The uop arm", has the measurements they were chosen from).
+pub const UOP_DEFAULT_K: u32 = 8;
+pub const UOP_DEFAULT_SET: &str = "baseline";
 
 /// Arm names are `&'static str` in the `Engine` trait; a parametrized arm
 /// interns its name once per distinct spelling (a handful per process).
@@ -405,6 +434,7 @@ impl OnlyNaive {
             name: "only-naive",
             tier_up: None,
             building_upper: false,
+            warm: None,
             #[cfg(not(target_family = "wasm"))]
             jit: None,
             op_profile: None,
@@ -496,6 +526,59 @@ impl OnlyNaive {
         e
     }
 
+    /// The `uop[K][-SET]` engine: every head starts as an L1 block on the L1
+    /// side; once entered `k` times it is built as a µop program on
+    /// `passes` (regions grow from it over cold code, and link to other hot
+    /// heads). Cold code never pays a µop build; hot code never runs on the
+    /// L1 side.
+    pub fn with_uop(passes: PassSet, k: u32) -> OnlyNaive {
+        let mut e = OnlyNaive::with_passes(passes);
+        e.warm = Some(Warm { k: k.max(1) });
+        let set = passes.canonical();
+        let kk = if k == UOP_DEFAULT_K {
+            String::new()
+        } else {
+            k.to_string()
+        };
+        let default_set = PassSet::named(UOP_DEFAULT_SET).is_some_and(|d| d == passes);
+        e.name = intern(if default_set {
+            format!("uop{kk}")
+        } else {
+            format!("uop{kk}-{set}")
+        });
+        e
+    }
+
+    /// The engine for `uop`, `uop<K>`, `uop-<SET>`, `uop<K>-<SET>`; `None`
+    /// for other names.
+    fn uop_arm(arm: &str) -> Option<Result<OnlyNaive, String>> {
+        let rest = arm.strip_prefix("uop")?;
+        let (k, set) = match rest.split_once('-') {
+            Some((k, set)) => (k, Some(set)),
+            None => (rest, None),
+        };
+        if !k.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let k = if k.is_empty() {
+            UOP_DEFAULT_K
+        } else {
+            match k.parse::<u32>() {
+                Ok(k) if k > 0 => k,
+                _ => {
+                    return Some(Err(format!(
+                        "arm `{arm}`: the heat threshold must be a number above 0"
+                    )))
+                }
+            }
+        };
+        let passes = match PassSet::parse(set.unwrap_or(UOP_DEFAULT_SET)) {
+            Ok(p) => p,
+            Err(e) => return Some(Err(format!("arm `{arm}`: {e}"))),
+        };
+        Some(Ok(OnlyNaive::with_uop(passes, k)))
+    }
+
     /// Tier-ups done so far (programs rebuilt on the upper set).
     pub fn tier_ups(&self) -> u64 {
         self.c.tier_ups
@@ -507,6 +590,9 @@ impl OnlyNaive {
     /// `only-`.
     pub fn for_arm(arm: &str) -> Option<Result<OnlyNaive, String>> {
         if let Some(e) = Self::jit_arm(arm) {
+            return Some(e);
+        }
+        if let Some(e) = Self::uop_arm(arm) {
             return Some(e);
         }
         let set = arm.strip_prefix("only-")?;
@@ -602,7 +688,7 @@ impl OnlyNaive {
         if self.singles.get(&b.key) == Some(&id) {
             self.singles.remove(&b.key);
         }
-        if matches!(self.sites.get(&b.key), Some(&Site::Fallback(x)) | Some(&Site::Spin(x)) if x == id)
+        if matches!(self.sites.get(&b.key), Some(&Site::Fallback(x)) | Some(&Site::Spin(x)) | Some(&Site::Cold(x)) if x == id)
         {
             self.sites.remove(&b.key);
         }
@@ -789,6 +875,7 @@ impl OnlyNaive {
             epoch: self.epoch,
             born: now,
             form,
+            entries: 0,
         }))
     }
 
@@ -894,11 +981,11 @@ impl OnlyNaive {
             let code = &self.code;
             let smc = &self.l1.smc;
             let ram = m.mem.ram();
-            let mut bytes = |at: u32, out: &mut Vec<u8>| {
+            let mut bytes = |at: u32, max: usize, out: &mut Vec<u8>| {
                 if region.max_lines > 1 && at.abs_diff(ip) > REGION_WINDOW {
                     return;
                 }
-                line_bytes(code, smc, ram, cs_base, at, out)
+                line_bytes(code, smc, ram, cs_base, at, max, out)
             };
             lower_region(
                 &RealMode16,
@@ -1016,6 +1103,7 @@ impl OnlyNaive {
                     m.mem.ram(),
                     cs_base,
                     l.ip,
+                    usize::MAX,
                     &mut buf,
                 );
                 let mut d = iced_x86::Decoder::with_ip(
@@ -1214,6 +1302,7 @@ impl OnlyNaive {
             let key = code_key(cs_base, cpu.eip);
             let site = match self.sites.get(&key) {
                 Some(&s) => s,
+                None if self.warm.is_some() => self.cold(m, cs_base, cpu.eip, cpu.clock),
                 None => self.build(m, cs_base, cpu.eip, cpu.clock),
             };
             match site {
@@ -1423,8 +1512,65 @@ impl OnlyNaive {
                         return x;
                     }
                 }
+                Site::Cold(id) => {
+                    self.pending_slot = None;
+                    let fresh = self.l1.get(id).is_some_and(|b| b.epoch == self.epoch);
+                    if !fresh && !self.verify_block(id, m) {
+                        continue;
+                    }
+                    let k = self.warm.map_or(u32::MAX, |w| w.k);
+                    let hot = self.l1.get_mut(id).is_some_and(|b| {
+                        b.entries += 1;
+                        b.entries >= k
+                    });
+                    if hot {
+                        // Built inline, between two instructions: nothing
+                        // guest-visible moves (as any first build).
+                        self.forget_block(id);
+                        self.c.hot_heads += 1;
+                        self.build(m, cs_base, cpu.eip, cpu.clock);
+                        continue;
+                    }
+                    let before = cpu.clock;
+                    let bits = std::mem::take(&mut self.code.bits);
+                    let mut tb = Tracked::new(m, bits);
+                    let out = match self.l1.get(id) {
+                        Some(b) => l1side::run_pass(b, cpu, &mut tb, limit),
+                        None => None,
+                    };
+                    let hits = std::mem::take(&mut tb.hits);
+                    self.code.bits = tb.into_code();
+                    self.c.cold_passes += 1;
+                    self.c.cold_dispatches += cpu.clock - before;
+                    // Any instruction may run here (LIDT, a CR0 write).
+                    self.check_assumptions(cpu, m);
+                    if !hits.is_empty() {
+                        self.retire_hits(&hits, cpu.clock);
+                    }
+                    if let Some(x) = out {
+                        return x;
+                    }
+                }
             }
         }
+    }
+
+    /// The `uop` arm's first look at a key: an L1 block (a spin block
+    /// becomes a spin site, folded as L1 folds it; anything else a cold
+    /// site). Bytes L1 cannot cache run uncached.
+    fn cold(&mut self, m: &mut Machine, cs_base: u32, ip: u32, now: u64) -> Site {
+        let t0 = self.build_clock_start();
+        let site = match self.compile_block(m, cs_base, ip, MAX_OPS, now, |_| true) {
+            Some(id) if self.l1.get(id).is_some_and(|b| b.spin != Spin::None) => Site::Spin(id),
+            Some(id) => {
+                self.c.cold_blocks += 1;
+                Site::Cold(id)
+            }
+            None => Site::Uncached,
+        };
+        self.sites.insert(code_key(cs_base, ip), site);
+        self.build_clock_stop(t0);
+        site
     }
 
     /// Whether program `id` runs as the `jit` arm's native code.
@@ -1594,6 +1740,11 @@ impl Engine for OnlyNaive {
                 self.l1.get(*id).map_or(0, |b| b.ops.len())
             ),
             Some(Site::Uncached) => "uncached instruction (L1 side)".into(),
+            Some(Site::Cold(id)) => format!(
+                "cold L1 block ({} ops, {} entries)",
+                self.l1.get(*id).map_or(0, |b| b.ops.len()),
+                self.l1.get(*id).map_or(0, |b| b.entries)
+            ),
             None => "inside a µop program or not built yet".into(),
         })
     }
