@@ -20,7 +20,37 @@ fn init_string(env: &mut super::Env, dst: u32, src: u32, wide: bool) {
     env.mem.poke_u32(dst + 4, src);
 }
 
+/// HEAP_SETTABLE_USER_FLAGS: the block flags RtlSetUserFlagsHeap may change.
+const HEAP_SETTABLE_USER_FLAGS: u32 = 0xE00;
+
+/// Whether `p` is a live block of heap `h` (sets ERROR_INVALID_HANDLE for a bad heap).
+fn heap_block(env: &mut super::Env, h: u32, p: u32) -> bool {
+    env.with_heap(h, |heap, _| heap.size(p).is_some())
+        .unwrap_or(false)
+}
+
 crate::dll! { "ntdll.dll";
+    // The user value and flags of a heap block (HeapAlloc gives 0 and 0).
+    stdcall fn RtlGetUserInfoHeap(env, h: u32, flags: u32, p: u32, value: u32, uflags: u32) -> bool {
+        if !heap_block(env, h, p) { return false; }
+        let (v, f) = env.k32.heap_user.get(&p).copied().unwrap_or((0, 0));
+        if value != 0 { env.mem.poke_u32(value, v); }
+        if uflags != 0 { env.mem.poke_u32(uflags, f); }
+        true
+    }
+    stdcall fn RtlSetUserValueHeap(env, h: u32, flags: u32, p: u32, value: u32) -> bool {
+        if !heap_block(env, h, p) { return false; }
+        env.k32.heap_user.entry(p).or_default().0 = value;
+        true
+    }
+    stdcall fn RtlSetUserFlagsHeap(env, h: u32, flags: u32, p: u32, clear: u32, set: u32) -> bool {
+        if (clear | set) & !HEAP_SETTABLE_USER_FLAGS != 0 || !heap_block(env, h, p) { return false; }
+        let e = env.k32.heap_user.entry(p).or_default();
+        e.1 = (e.1 & !clear) | set;
+        true
+    }
+    // No NtGlobalFlag is set (no heap checking, no loader snaps).
+    stdcall fn RtlGetNtGlobalFlags(env) -> u32 { 0 }
     stdcall fn RtlGetLastWin32Error(env) -> u32 { env.last_error }
     stdcall fn RtlSetLastWin32Error(env, code: u32) { env.last_error = code; }
     stdcall fn NtCurrentTeb(env) -> u32 { env.teb() }

@@ -563,6 +563,26 @@ pub fn cwd(env: &Env) -> String {
 }
 
 /// GetTempPath: %TMP%, %TEMP%, %USERPROFILE% or the Windows directory, with a trailing `\`.
+/// GetTempPathW: as Windows (since Vista) the rest of a large enough buffer
+/// is zeroed up to 32767 characters, and a buffer too short is zeroed
+/// whole (Wine's kernel32 path tests check both).
+fn temp_path_w(env: &mut Env, cap: u32, buf: u32) -> u32 {
+    let t = temp_path(env);
+    let n = env.put_str_buf(&t, buf, cap, true);
+    if buf != 0 {
+        let (from, to) = if n < cap {
+            (n + 1, cap.min(32767))
+        } else {
+            (0, cap)
+        };
+        if to > from {
+            env.mem
+                .poke(buf + 2 * from, &vec![0u8; 2 * (to - from) as usize]);
+        }
+    }
+    n
+}
+
 pub fn temp_path(env: &Env) -> String {
     let base = env
         .var("TMP")
@@ -1037,7 +1057,7 @@ crate::dll! { "(kernel32 files)";
     stdcall fn SetFileTime(env, h: u32, c: u32, a: u32, w: u32) -> bool { set_file_time(env, h, w) }
     stdcall fn GetFileInformationByHandle(env, h: u32, out: u32) -> bool { file_information(env, h, out) }
     stdcall fn GetTempPathA(env, cap: u32, buf: u32) -> u32 { let t = temp_path(env); env.put_str_buf(&t, buf, cap, false) }
-    stdcall fn GetTempPathW(env, cap: u32, buf: u32) -> u32 { let t = temp_path(env); env.put_str_buf(&t, buf, cap, true) }
+    stdcall fn GetTempPathW(env, cap: u32, buf: u32) -> u32 { temp_path_w(env, cap, buf) }
     stdcall fn GetTempFileNameA(env, dir: u32, prefix: u32, unique: u32, out: u32) -> u32 { temp_file_name(env, dir, prefix, unique, out, false) }
     stdcall fn GetTempFileNameW(env, dir: u32, prefix: u32, unique: u32, out: u32) -> u32 { temp_file_name(env, dir, prefix, unique, out, true) }
     stdcall fn GetLongPathNameA(env, short: u32, buf: u32, cap: u32) -> u32 { long_path(env, short, buf, cap, false) }
