@@ -154,6 +154,12 @@ crate::dll! { "advapi32.dll";
     }
     stdcall fn RegCloseKey(env, key: u32) -> u32 { if is_root(key) { ERROR_SUCCESS } else { err::INVALID_HANDLE } }
     stdcall fn RegCreateKeyExW(env, key: u32, sub: u32, reserved: u32, class: u32, options: u32, access: u32, sa: u32, out: u32, disposition: u32) -> u32 { err::ACCESS_DENIED }
+    stdcall fn RegCreateKeyExA(env, key: u32, sub: u32, reserved: u32, class: u32, options: u32, access: u32, sa: u32, out: u32, disposition: u32) -> u32 { err::ACCESS_DENIED }
+    stdcall fn RegCreateKeyA(env, key: u32, sub: u32, out: u32) -> u32 { err::ACCESS_DENIED }
+    stdcall fn RegCreateKeyW(env, key: u32, sub: u32, out: u32) -> u32 { err::ACCESS_DENIED }
+    stdcall fn RegSetValueExA(env, key: u32, name: u32, reserved: u32, kind: u32, data: u32, len: u32) -> u32 { err::ACCESS_DENIED }
+    stdcall fn RegDeleteKeyA(env, key: u32, sub: u32) -> u32 { err::FILE_NOT_FOUND }
+    stdcall fn RegDeleteValueA(env, key: u32, name: u32) -> u32 { err::FILE_NOT_FOUND }
     stdcall fn RegSetValueExW(env, key: u32, name: u32, reserved: u32, kind: u32, data: u32, len: u32) -> u32 { err::ACCESS_DENIED }
     stdcall fn RegDeleteKeyW(env, key: u32, sub: u32) -> u32 { err::FILE_NOT_FOUND }
     stdcall fn RegDeleteTreeW(env, key: u32, sub: u32) -> u32 { err::FILE_NOT_FOUND }

@@ -29,7 +29,76 @@ fn heap_block(env: &mut super::Env, h: u32, p: u32) -> bool {
         .unwrap_or(false)
 }
 
+const STATUS_INFO_LENGTH_MISMATCH: u32 = 0xC000_0004;
+const STATUS_INVALID_INFO_CLASS: u32 = 0xC000_0003;
+const STATUS_ACCESS_VIOLATION: u32 = 0xC000_0005;
+
+/// NtQuerySystemInformation(SystemBasicInformation): the machine GetSystemInfo
+/// and GlobalMemoryStatusEx describe (4K pages, 1 GiB of RAM, 64K
+/// granularity, user space 0x10000..0x7FFEFFFF, one processor). Other
+/// classes are STATUS_INVALID_INFO_CLASS.
+fn query_system(env: &mut super::Env, class: u32, buf: u32, len: u32, ret: u32) -> u32 {
+    if class != 0 {
+        return STATUS_INVALID_INFO_CLASS;
+    }
+    if ret != 0 {
+        env.mem.poke_u32(ret, 44);
+    }
+    if len != 44 {
+        return STATUS_INFO_LENGTH_MISMATCH;
+    }
+    let words = [
+        0u32,
+        156_250,
+        0x1000,
+        0x4_0000,
+        1,
+        0x4_0000,
+        0x1_0000,
+        0x1_0000,
+        0x7FFE_FFFF,
+        1,
+        1,
+    ];
+    let b: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    match env.mem.poke(buf, &b) {
+        Some(()) => 0,
+        None => STATUS_ACCESS_VIOLATION,
+    }
+}
+
+/// NtQueryInformationProcess of the current process: ProcessBasicInformation
+/// (still running, the PEB, affinity 1, priority 8, the ids) and
+/// ProcessVmCounters (VM_COUNTERS or _EX, all zero: no working-set model).
+/// Other classes are STATUS_INVALID_INFO_CLASS.
+fn query_process(env: &mut super::Env, h: u32, class: u32, buf: u32, len: u32, ret: u32) -> u32 {
+    if h != crate::handles::CURRENT_PROCESS {
+        return 0xC000_0008; // STATUS_INVALID_HANDLE
+    }
+    let b: Vec<u8> = match class {
+        0 => [0x103, env.peb, 1, 8, crate::process::PROCESS_ID, 0]
+            .iter()
+            .flat_map(|w: &u32| w.to_le_bytes())
+            .collect(),
+        3 if len == 48 => vec![0; 48],
+        3 => vec![0; 44],
+        _ => return STATUS_INVALID_INFO_CLASS,
+    };
+    if ret != 0 {
+        env.mem.poke_u32(ret, b.len() as u32);
+    }
+    if len != b.len() as u32 {
+        return STATUS_INFO_LENGTH_MISMATCH;
+    }
+    match env.mem.poke(buf, &b) {
+        Some(()) => 0,
+        None => STATUS_ACCESS_VIOLATION,
+    }
+}
+
 crate::dll! { "ntdll.dll";
+    stdcall fn NtQueryInformationProcess(env, h: u32, class: u32, buf: u32, len: u32, ret: u32) -> u32 { query_process(env, h, class, buf, len, ret) }
+    stdcall fn NtQuerySystemInformation(env, class: u32, buf: u32, len: u32, ret: u32) -> u32 { query_system(env, class, buf, len, ret) }
     // The user value and flags of a heap block (HeapAlloc gives 0 and 0).
     stdcall fn RtlGetUserInfoHeap(env, h: u32, flags: u32, p: u32, value: u32, uflags: u32) -> bool {
         if !heap_block(env, h, p) { return false; }
