@@ -96,7 +96,60 @@ fn query_process(env: &mut super::Env, h: u32, class: u32, buf: u32, len: u32, r
     }
 }
 
+/// The access a handle was granted, as OBJECT_BASIC_INFORMATION reports it.
+/// Handles do not record the access asked for; a file's comes from how it
+/// was opened (FILE_GENERIC_READ/WRITE, a directory handle traverse and
+/// synchronize), the others are their type's ALL_ACCESS.
+fn granted_access(obj: &crate::handles::Object) -> u32 {
+    use crate::handles::Object;
+    match obj {
+        Object::File(f) => {
+            let mut a = 0;
+            if f.read {
+                a |= 0x12_0089;
+            }
+            if f.write || f.append {
+                a |= 0x12_0116;
+            }
+            if a == 0 {
+                a = 0x10_0020; // SYNCHRONIZE | FILE_TRAVERSE
+            }
+            a
+        }
+        Object::Event { .. } | Object::Semaphore { .. } => 0x1F_0003,
+        Object::Mutex { .. } => 0x1F_0001,
+        Object::Thread(_) | Object::Process(_) => 0x1F_FFFF,
+        _ => 0x1F_0000, // STANDARD_RIGHTS_ALL
+    }
+}
+
+/// NtQueryObject(ObjectBasicInformation): attributes 0, the granted access,
+/// one handle and one reference; other classes STATUS_INVALID_INFO_CLASS.
+fn query_object(env: &mut super::Env, h: u32, class: u32, buf: u32, len: u32, ret: u32) -> u32 {
+    if class != 0 {
+        return STATUS_INVALID_INFO_CLASS;
+    }
+    let Some(access) = env.handles.get(h).map(granted_access) else {
+        return 0xC000_0008; // STATUS_INVALID_HANDLE
+    };
+    if ret != 0 {
+        env.mem.poke_u32(ret, 56);
+    }
+    if len < 56 {
+        return STATUS_INFO_LENGTH_MISMATCH;
+    }
+    let mut b = vec![0u8; 56];
+    b[4..8].copy_from_slice(&access.to_le_bytes());
+    b[8..12].copy_from_slice(&1u32.to_le_bytes());
+    b[12..16].copy_from_slice(&1u32.to_le_bytes());
+    match env.mem.poke(buf, &b) {
+        Some(()) => 0,
+        None => STATUS_ACCESS_VIOLATION,
+    }
+}
+
 crate::dll! { "ntdll.dll";
+    stdcall fn NtQueryObject(env, h: u32, class: u32, buf: u32, len: u32, ret: u32) -> u32 { query_object(env, h, class, buf, len, ret) }
     stdcall fn NtQueryInformationProcess(env, h: u32, class: u32, buf: u32, len: u32, ret: u32) -> u32 { query_process(env, h, class, buf, len, ret) }
     stdcall fn NtQuerySystemInformation(env, class: u32, buf: u32, len: u32, ret: u32) -> u32 { query_system(env, class, buf, len, ret) }
     // The user value and flags of a heap block (HeapAlloc gives 0 and 0).
