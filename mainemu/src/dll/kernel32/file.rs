@@ -715,10 +715,7 @@ fn volume_guid_name(env: &mut Env, mount: u32, buf: u32, cap: u32, wide: bool) -
     if !env.drives.letters().contains(&(b[0] as char)) {
         return env.fail(err::FILE_NOT_FOUND, false);
     }
-    let name = format!(
-        "\\\\?\\Volume{{4d454d55-0000-0000-0000-0000000000{:02x}}}\\",
-        b[0]
-    );
+    let name = super::volume::guid_name(b[0] as char);
     if (cap as usize) < name.len() + 1 {
         return env.fail(206, false); // ERROR_FILENAME_EXCED_RANGE
     }
@@ -762,18 +759,8 @@ pub fn volume_info(
 ) -> bool {
     if root != 0 {
         let r = env.read_str(root, wide).unwrap_or_default();
-        let b = r.as_bytes();
-        if b.len() < 2
-            || b[1] != b':'
-            || !env
-                .drives
-                .letters()
-                .contains(&(b[0] as char).to_ascii_uppercase())
-        {
-            return env.fail(err::PATH_NOT_FOUND, false);
-        }
-        if !r.ends_with('\\') {
-            return env.fail(err::INVALID_NAME, false);
+        if let Err(e) = super::volume::root_drive(env, &r) {
+            return env.fail(e, false);
         }
     }
     if name != 0 && env.put_str_buf("MAINEMU", name, ncap, wide) >= ncap {

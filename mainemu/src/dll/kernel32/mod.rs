@@ -17,6 +17,7 @@ pub mod pipe;
 pub mod sync;
 pub mod system;
 pub mod time;
+pub mod volume;
 
 const HEAP_ZERO_MEMORY: u32 = 8;
 
@@ -29,6 +30,8 @@ pub struct State {
     pub heap_compat: std::collections::BTreeMap<u32, u32>,
     /// RtlSetUserValueHeap/RtlSetUserFlagsHeap per block address: (value, flags).
     pub heap_user: std::collections::BTreeMap<u32, (u32, u32)>,
+    /// FindFirstVolume handles: the index of the next volume to report.
+    pub volume_finds: std::collections::BTreeMap<u32, usize>,
 }
 
 /// TlsAlloc: the lowest free index (64 in the TEB, 1024 more in the expansion array).
@@ -118,6 +121,7 @@ crate::dll! { "kernel32.dll";
     @also ctype::DLL;
     @also atom::DLL;
     @also actctx::DLL;
+    @also volume::DLL;
     @also pipe::DLL;
     stdcall fn GetLastError(env) -> u32 { env.last_error }
     stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
