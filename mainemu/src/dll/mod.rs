@@ -72,6 +72,7 @@ pub mod kernel32;
 pub mod menu;
 pub mod msvcrt;
 pub mod ntdll;
+pub mod ntfile;
 pub mod oleaut32;
 pub mod printf;
 pub mod secur32;

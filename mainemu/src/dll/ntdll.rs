@@ -149,6 +149,7 @@ fn query_object(env: &mut super::Env, h: u32, class: u32, buf: u32, len: u32, re
 }
 
 crate::dll! { "ntdll.dll";
+    @also super::ntfile::DLL;
     stdcall fn NtQueryObject(env, h: u32, class: u32, buf: u32, len: u32, ret: u32) -> u32 { query_object(env, h, class, buf, len, ret) }
     stdcall fn NtQueryInformationProcess(env, h: u32, class: u32, buf: u32, len: u32, ret: u32) -> u32 { query_process(env, h, class, buf, len, ret) }
     stdcall fn NtQuerySystemInformation(env, class: u32, buf: u32, len: u32, ret: u32) -> u32 { query_system(env, class, buf, len, ret) }

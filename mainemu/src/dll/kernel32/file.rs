@@ -82,8 +82,19 @@ pub fn create_file(
     let Some(p) = path_arg(env, name, wide) else {
         return INVALID;
     };
+    open_path(env, p, desired, disposition, flags)
+}
+
+/// CreateFile of a path already read (ntdll's NtCreateFile comes here too).
+pub fn open_path(env: &mut Env, p: String, desired: u32, disposition: u32, flags: u32) -> u32 {
     if p.is_empty() {
         return env.fail(err::PATH_NOT_FOUND, INVALID);
+    }
+    if p.eq_ignore_ascii_case("\\\\.\\MountPointManager") {
+        env.last_error = 0;
+        return env
+            .handles
+            .add(Object::Other(crate::dll::ntfile::MOUNT_MANAGER));
     }
     if p.to_ascii_lowercase().starts_with("\\\\.\\pipe\\") {
         return super::pipe::open_client(env, &p, desired);
@@ -228,7 +239,7 @@ fn put_ft(env: &mut Env, out: u32, ft: u64) {
     }
 }
 
-fn entry_of_host(host: &std::path::Path) -> Result<DirEntry, u32> {
+pub fn entry_of_host(host: &std::path::Path) -> Result<DirEntry, u32> {
     let name = host
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -140,6 +140,11 @@ crate::dll! { "(kernel32 volumes)";
     }
     stdcall fn GetVolumePathNamesForVolumeNameA(env, vol: u32, buf: u32, cap: u32, need: u32) -> bool { path_names(env, vol, buf, cap, need, false) }
     stdcall fn GetVolumePathNamesForVolumeNameW(env, vol: u32, buf: u32, cap: u32, need: u32) -> bool { path_names(env, vol, buf, cap, need, true) }
+    // Drives are fixed (--drive): no volume is mounted on a folder.
+    stdcall fn SetVolumeMountPointA(env, mount: u32, vol: u32) -> bool { env.fail(err::ACCESS_DENIED, false) }
+    stdcall fn SetVolumeMountPointW(env, mount: u32, vol: u32) -> bool { env.fail(err::ACCESS_DENIED, false) }
+    stdcall fn DeleteVolumeMountPointA(env, mount: u32) -> bool { env.fail(4390, false) } // ERROR_NOT_A_REPARSE_POINT
+    stdcall fn DeleteVolumeMountPointW(env, mount: u32) -> bool { env.fail(4390, false) }
     // The volume of an open file: its drive's answers (GetVolumeInformationW).
     stdcall fn GetVolumeInformationByHandleW(env, h: u32, name: u32, ncap: u32, serial: u32, maxc: u32, flags: u32, fs: u32, fscap: u32) -> bool {
         if !matches!(env.handles.get(h), Some(Object::File(_))) { return env.fail(err::INVALID_HANDLE, false); }
