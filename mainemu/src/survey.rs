@@ -81,6 +81,9 @@ pub struct Case {
     pub unimplemented: Option<String>,
     pub stop: Option<String>,
     pub dispatches: Option<u64>,
+    /// This row's budget when it needs more than the manifest's (a test
+    /// that sleeps seconds of guest time).
+    pub budget: Option<u64>,
     #[serde(default)]
     pub outputs: BTreeMap<String, Want>,
     /// The Wine test summary the run must print (exact).
@@ -479,7 +482,14 @@ pub fn run_manifest(
     let mut rows = Vec::new();
     for (i, c) in m.cases.iter().enumerate() {
         let dir = row_dir(&m, scratch, i)?;
-        let g = run_case(manifest_dir, &root, &dir, c, arm, budget);
+        let g = run_case(
+            manifest_dir,
+            &root,
+            &dir,
+            c,
+            arm,
+            c.budget.unwrap_or(budget),
+        );
         progress(i, c, &g);
         rows.push((c.clone(), g));
     }

@@ -14,6 +14,7 @@ pub mod ctype;
 pub mod file;
 pub mod nls;
 pub mod pipe;
+pub mod profile;
 pub mod sync;
 pub mod system;
 pub mod time;
@@ -122,6 +123,7 @@ crate::dll! { "kernel32.dll";
     @also atom::DLL;
     @also actctx::DLL;
     @also volume::DLL;
+    @also profile::DLL;
     @also pipe::DLL;
     stdcall fn GetLastError(env) -> u32 { env.last_error }
     stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
