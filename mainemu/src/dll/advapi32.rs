@@ -183,6 +183,10 @@ crate::dll! { "advapi32.dll";
     }
     stdcall fn RegCloseKey(env, key: u32) -> u32 { if is_root(key) { ERROR_SUCCESS } else { err::INVALID_HANDLE } }
     stdcall fn RegCreateKeyExW(env, key: u32, sub: u32, reserved: u32, class: u32, options: u32, access: u32, sa: u32, out: u32, disposition: u32) -> u32 { err::ACCESS_DENIED }
+    // The current user's key is the predefined HKEY_CURRENT_USER root.
+    stdcall fn RegOpenCurrentUser(env, access: u32, out: u32) -> u32 {
+        if env.mem.poke_u32(out, 0x8000_0001).is_some() { ERROR_SUCCESS } else { err::INVALID_PARAMETER }
+    }
     stdcall fn RegCreateKeyExA(env, key: u32, sub: u32, reserved: u32, class: u32, options: u32, access: u32, sa: u32, out: u32, disposition: u32) -> u32 { err::ACCESS_DENIED }
     stdcall fn RegCreateKeyA(env, key: u32, sub: u32, out: u32) -> u32 { err::ACCESS_DENIED }
     stdcall fn RegCreateKeyW(env, key: u32, sub: u32, out: u32) -> u32 { err::ACCESS_DENIED }
