@@ -600,6 +600,123 @@ crate::dll! { "(kernel32 profiles)";
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memory::{mem, prot, Memory};
+
+    fn call(env: &mut Env, name: &str, args: &[u32]) -> u32 {
+        let e = DLL.exports.iter().find(|e| e.name == name).unwrap();
+        match (e.imp)(env, args) {
+            crate::dll::Ret::Value(v) => v,
+            r => panic!("{name}: {r:?}"),
+        }
+    }
+
+    /// Writes and reads through the exports on a real file of a mapped drive:
+    /// Windows' answers for lists, truncation, defaults and Int parsing.
+    #[test]
+    fn profile_calls() {
+        let dir = std::env::temp_dir().join(format!("mainemu-profile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut env = Env::new(Memory::new());
+        env.drives.map('C', &dir).unwrap();
+        env.mem
+            .virtual_alloc(
+                0x10_0000,
+                0x1_0000,
+                mem::RESERVE | mem::COMMIT,
+                prot::READWRITE,
+            )
+            .unwrap();
+        let s = |env: &mut Env, at: u32, v: &str| {
+            env.put_str(at, v, false);
+            at
+        };
+        let file = s(&mut env, 0x10_0000, "C:\\t.ini");
+        let (sec, key, val) = (
+            s(&mut env, 0x10_0100, "s"),
+            s(&mut env, 0x10_0200, "k"),
+            s(&mut env, 0x10_0300, " 42x"),
+        );
+        assert_eq!(
+            call(
+                &mut env,
+                "WritePrivateProfileStringA",
+                &[sec, key, val, file]
+            ),
+            1
+        );
+        let key2 = s(&mut env, 0x10_0400, "name2");
+        let val2 = s(&mut env, 0x10_0500, "\"quoted\"");
+        assert_eq!(
+            call(
+                &mut env,
+                "WritePrivateProfileStringA",
+                &[sec, key2, val2, file]
+            ),
+            1
+        );
+        assert_eq!(
+            std::fs::read(dir.join("t.ini")).unwrap(),
+            b"[s]\r\nk=42x\r\nname2=\"quoted\"\r\n"
+        );
+        let buf = 0x10_1000;
+        let read = |env: &mut Env, k: u32, cap: u32| {
+            let n = call(
+                env,
+                "GetPrivateProfileStringA",
+                &[sec, k, 0, buf, cap, file],
+            );
+            (n, env.read_bytes(buf, n + 1).unwrap())
+        };
+        let cases: &[(u32, u32, u32, &[u8])] = &[
+            (key, 100, 3, b"42x\0"),
+            (key2, 100, 6, b"quoted\0"),
+            (key2, 4, 3, b"quo\0"),
+            (0, 100, 8, b"k\0name2\0\0"),
+            (0, 6, 4, b"k\0na\0"),
+        ];
+        for &(k, cap, n, want) in cases {
+            assert_eq!(
+                read(&mut env, k, cap),
+                (n, want.to_vec()),
+                "key {k:#x} cap {cap}"
+            );
+        }
+        assert_eq!(
+            call(&mut env, "GetPrivateProfileIntA", &[sec, key, 7, file]),
+            42
+        );
+        assert_eq!(
+            call(
+                &mut env,
+                "GetPrivateProfileIntA",
+                &[sec, 0x10_0600, 7, file]
+            ),
+            7
+        );
+        assert_eq!(
+            call(
+                &mut env,
+                "GetPrivateProfileSectionNamesA",
+                &[buf, 100, file]
+            ),
+            2
+        );
+        // Deleting the key, then the section.
+        assert_eq!(
+            call(&mut env, "WritePrivateProfileStringA", &[sec, key, 0, file]),
+            1
+        );
+        assert_eq!(
+            std::fs::read(dir.join("t.ini")).unwrap(),
+            b"[s]\r\nname2=\"quoted\"\r\n"
+        );
+        assert_eq!(
+            call(&mut env, "WritePrivateProfileStringA", &[sec, 0, 0, file]),
+            1
+        );
+        assert_eq!(std::fs::read(dir.join("t.ini")).unwrap(), b"");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     /// Parsing keeps key lines, lines without `=`, and trims blanks; writing
     /// gives CRLF lines back.

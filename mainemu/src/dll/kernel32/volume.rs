@@ -151,3 +151,40 @@ crate::dll! { "(kernel32 volumes)";
         super::file::volume_info(env, 0, true, name, ncap, serial, maxc, flags, fs, fscap)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::Memory;
+
+    /// Volume roots name their drive; malformed or unknown ones give Windows' errors.
+    #[test]
+    fn volume_roots() {
+        let dir = std::env::temp_dir();
+        let mut env = Env::new(Memory::new());
+        env.drives.map('C', &dir).unwrap();
+        let c_guid = "\\\\?\\Volume{4d454d55-0000-0000-0000-000000000043}\\";
+        assert_eq!(guid_name('C'), c_guid);
+        let cases: &[(&str, Result<char, u32>)] = &[
+            ("C:\\", Ok('C')),
+            ("c:\\", Ok('C')),
+            ("\\\\?\\C:\\", Ok('C')),
+            ("\\\\.\\C:\\", Ok('C')),
+            (c_guid, Ok('C')),
+            ("C:", Err(err::INVALID_NAME)),
+            (
+                "\\\\?\\Volume{4d454d55-0000-0000-0000-000000000043}",
+                Err(err::PATH_NOT_FOUND),
+            ),
+            ("D:\\", Err(err::PATH_NOT_FOUND)),
+            (
+                "\\\\?\\Volume{00000000-0000-0000-0000-000000000000}\\",
+                Err(err::PATH_NOT_FOUND),
+            ),
+            ("C:\\windows\\", Ok('C')),
+        ];
+        for (root, want) in cases {
+            assert_eq!(root_drive(&env, root), *want, "{root}");
+        }
+    }
+}
