@@ -120,7 +120,36 @@ fn reg_query_info(env: &mut Env, key: u32, outs: &[u32]) -> u32 {
     ERROR_SUCCESS
 }
 
+/// ConvertStringSecurityDescriptorToSecurityDescriptor: files carry no
+/// security here, so the SDDL string is checked only for presence and
+/// revision (SDDL_REVISION_1) and the answer is an empty self-relative
+/// descriptor (no owner, group or DACL: access for everyone, as the file
+/// model grants it) in a LocalAlloc block.
+fn string_to_sd(env: &mut super::Env, s: u32, rev: u32, out: u32, size: u32, wide: bool) -> bool {
+    if env.read_str(s, wide).is_none() || out == 0 {
+        return env.fail(87, false); // ERROR_INVALID_PARAMETER
+    }
+    if rev != 1 {
+        return env.fail(1305, false); // ERROR_UNKNOWN_REVISION
+    }
+    let p = env.alloc(20);
+    let mut b = [0u8; 20];
+    b[0] = 1; // Revision
+    b[2..4].copy_from_slice(&0x8000u16.to_le_bytes()); // SE_SELF_RELATIVE
+    env.mem.poke(p, &b);
+    env.mem.poke_u32(out, p);
+    if size != 0 {
+        env.mem.poke_u32(size, 20);
+    }
+    true
+}
+
 crate::dll! { "advapi32.dll";
+    stdcall fn ConvertStringSecurityDescriptorToSecurityDescriptorA(env, s: u32, rev: u32, out: u32, size: u32) -> bool { string_to_sd(env, s, rev, out, size, false) }
+    stdcall fn ConvertStringSecurityDescriptorToSecurityDescriptorW(env, s: u32, rev: u32, out: u32, size: u32) -> bool { string_to_sd(env, s, rev, out, size, true) }
+    // One user, no impersonation levels to switch between.
+    stdcall fn ImpersonateSelf(env, level: u32) -> bool { true }
+    stdcall fn RevertToSelf(env) -> bool { true }
     stdcall fn OpenProcessToken(env, process: u32, access: u32, out: u32) -> bool { open_token(env, out) }
     // No thread impersonates: ERROR_NO_TOKEN.
     stdcall fn OpenThreadToken(env, thread: u32, access: u32, as_self: u32, out: u32) -> bool { env.fail(1008, false) }
@@ -154,6 +183,16 @@ crate::dll! { "advapi32.dll";
     }
     stdcall fn RegCloseKey(env, key: u32) -> u32 { if is_root(key) { ERROR_SUCCESS } else { err::INVALID_HANDLE } }
     stdcall fn RegCreateKeyExW(env, key: u32, sub: u32, reserved: u32, class: u32, options: u32, access: u32, sa: u32, out: u32, disposition: u32) -> u32 { err::ACCESS_DENIED }
+    // The current user's key is the predefined HKEY_CURRENT_USER root.
+    stdcall fn RegOpenCurrentUser(env, access: u32, out: u32) -> u32 {
+        if env.mem.poke_u32(out, 0x8000_0001).is_some() { ERROR_SUCCESS } else { err::INVALID_PARAMETER }
+    }
+    stdcall fn RegCreateKeyExA(env, key: u32, sub: u32, reserved: u32, class: u32, options: u32, access: u32, sa: u32, out: u32, disposition: u32) -> u32 { err::ACCESS_DENIED }
+    stdcall fn RegCreateKeyA(env, key: u32, sub: u32, out: u32) -> u32 { err::ACCESS_DENIED }
+    stdcall fn RegCreateKeyW(env, key: u32, sub: u32, out: u32) -> u32 { err::ACCESS_DENIED }
+    stdcall fn RegSetValueExA(env, key: u32, name: u32, reserved: u32, kind: u32, data: u32, len: u32) -> u32 { err::ACCESS_DENIED }
+    stdcall fn RegDeleteKeyA(env, key: u32, sub: u32) -> u32 { err::FILE_NOT_FOUND }
+    stdcall fn RegDeleteValueA(env, key: u32, name: u32) -> u32 { err::FILE_NOT_FOUND }
     stdcall fn RegSetValueExW(env, key: u32, name: u32, reserved: u32, kind: u32, data: u32, len: u32) -> u32 { err::ACCESS_DENIED }
     stdcall fn RegDeleteKeyW(env, key: u32, sub: u32) -> u32 { err::FILE_NOT_FOUND }
     stdcall fn RegDeleteTreeW(env, key: u32, sub: u32) -> u32 { err::FILE_NOT_FOUND }

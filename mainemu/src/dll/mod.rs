@@ -72,6 +72,7 @@ pub mod kernel32;
 pub mod menu;
 pub mod msvcrt;
 pub mod ntdll;
+pub mod ntfile;
 pub mod oleaut32;
 pub mod printf;
 pub mod secur32;
@@ -434,6 +435,9 @@ pub struct Env {
     pub stdin: Box<dyn std::io::Read>,
     /// TLS slot allocation (TlsAlloc index → in use); values live in each TEB.
     pub tls_used: Vec<bool>,
+    /// kernel32/ntdll bookkeeping of smaller call families (activation
+    /// contexts, heap information, INI files): see [`kernel32::State`].
+    pub k32: kernel32::State,
     /// FLS slot allocation and callbacks (FlsAlloc); values in each thread.
     pub fls_callbacks: Vec<Option<u32>>,
     /// The process heap handle GetProcessHeap returns.
@@ -509,6 +513,7 @@ impl Env {
             ],
             stdin: Box::new(std::io::empty()),
             tls_used: Vec::new(),
+            k32: Default::default(),
             fls_callbacks: Vec::new(),
             process_heap: 0,
             cmdline_a: 0,

@@ -14,6 +14,7 @@ pub mod files;
 pub mod math;
 pub mod misc;
 pub mod scanf;
+pub mod spawn;
 pub mod startup;
 pub mod stdio;
 pub mod string;
@@ -23,6 +24,8 @@ pub mod time;
 /// descriptors, streams, atexit table, and the small per-process values.
 #[derive(Default)]
 pub struct State {
+    /// _popen streams (FILE address) and their child's exit code for _pclose.
+    pub popen: std::collections::BTreeMap<u32, u32>,
     /// atexit/_onexit functions, run in reverse order by exit().
     pub atexit: Vec<u32>,
     /// rand()'s state per thread.
@@ -116,6 +119,7 @@ pub mod all {
         @also super::math::exports::DLL;
         @also super::time::DLL;
         @also super::scanf::DLL;
+        @also super::spawn::DLL;
     }
 }
 

@@ -82,8 +82,19 @@ pub fn create_file(
     let Some(p) = path_arg(env, name, wide) else {
         return INVALID;
     };
+    open_path(env, p, desired, disposition, flags)
+}
+
+/// CreateFile of a path already read (ntdll's NtCreateFile comes here too).
+pub fn open_path(env: &mut Env, p: String, desired: u32, disposition: u32, flags: u32) -> u32 {
     if p.is_empty() {
         return env.fail(err::PATH_NOT_FOUND, INVALID);
+    }
+    if p.eq_ignore_ascii_case("\\\\.\\MountPointManager") {
+        env.last_error = 0;
+        return env
+            .handles
+            .add(Object::Other(crate::dll::ntfile::MOUNT_MANAGER));
     }
     if p.to_ascii_lowercase().starts_with("\\\\.\\pipe\\") {
         return super::pipe::open_client(env, &p, desired);
@@ -228,7 +239,7 @@ fn put_ft(env: &mut Env, out: u32, ft: u64) {
     }
 }
 
-fn entry_of_host(host: &std::path::Path) -> Result<DirEntry, u32> {
+pub fn entry_of_host(host: &std::path::Path) -> Result<DirEntry, u32> {
     let name = host
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -563,6 +574,26 @@ pub fn cwd(env: &Env) -> String {
 }
 
 /// GetTempPath: %TMP%, %TEMP%, %USERPROFILE% or the Windows directory, with a trailing `\`.
+/// GetTempPathW: as Windows (since Vista) the rest of a large enough buffer
+/// is zeroed up to 32767 characters, and a buffer too short is zeroed
+/// whole (Wine's kernel32 path tests check both).
+fn temp_path_w(env: &mut Env, cap: u32, buf: u32) -> u32 {
+    let t = temp_path(env);
+    let n = env.put_str_buf(&t, buf, cap, true);
+    if buf != 0 {
+        let (from, to) = if n < cap {
+            (n + 1, cap.min(32767))
+        } else {
+            (0, cap)
+        };
+        if to > from {
+            env.mem
+                .poke(buf + 2 * from, &vec![0u8; 2 * (to - from) as usize]);
+        }
+    }
+    n
+}
+
 pub fn temp_path(env: &Env) -> String {
     let base = env
         .var("TMP")
@@ -695,10 +726,7 @@ fn volume_guid_name(env: &mut Env, mount: u32, buf: u32, cap: u32, wide: bool) -
     if !env.drives.letters().contains(&(b[0] as char)) {
         return env.fail(err::FILE_NOT_FOUND, false);
     }
-    let name = format!(
-        "\\\\?\\Volume{{4d454d55-0000-0000-0000-0000000000{:02x}}}\\",
-        b[0]
-    );
+    let name = super::volume::guid_name(b[0] as char);
     if (cap as usize) < name.len() + 1 {
         return env.fail(206, false); // ERROR_FILENAME_EXCED_RANGE
     }
@@ -742,18 +770,8 @@ pub fn volume_info(
 ) -> bool {
     if root != 0 {
         let r = env.read_str(root, wide).unwrap_or_default();
-        let b = r.as_bytes();
-        if b.len() < 2
-            || b[1] != b':'
-            || !env
-                .drives
-                .letters()
-                .contains(&(b[0] as char).to_ascii_uppercase())
-        {
-            return env.fail(err::PATH_NOT_FOUND, false);
-        }
-        if !r.ends_with('\\') {
-            return env.fail(err::INVALID_NAME, false);
+        if let Err(e) = super::volume::root_drive(env, &r) {
+            return env.fail(e, false);
         }
     }
     if name != 0 && env.put_str_buf("MAINEMU", name, ncap, wide) >= ncap {
@@ -1037,7 +1055,7 @@ crate::dll! { "(kernel32 files)";
     stdcall fn SetFileTime(env, h: u32, c: u32, a: u32, w: u32) -> bool { set_file_time(env, h, w) }
     stdcall fn GetFileInformationByHandle(env, h: u32, out: u32) -> bool { file_information(env, h, out) }
     stdcall fn GetTempPathA(env, cap: u32, buf: u32) -> u32 { let t = temp_path(env); env.put_str_buf(&t, buf, cap, false) }
-    stdcall fn GetTempPathW(env, cap: u32, buf: u32) -> u32 { let t = temp_path(env); env.put_str_buf(&t, buf, cap, true) }
+    stdcall fn GetTempPathW(env, cap: u32, buf: u32) -> u32 { temp_path_w(env, cap, buf) }
     stdcall fn GetTempFileNameA(env, dir: u32, prefix: u32, unique: u32, out: u32) -> u32 { temp_file_name(env, dir, prefix, unique, out, false) }
     stdcall fn GetTempFileNameW(env, dir: u32, prefix: u32, unique: u32, out: u32) -> u32 { temp_file_name(env, dir, prefix, unique, out, true) }
     stdcall fn GetLongPathNameA(env, short: u32, buf: u32, cap: u32) -> u32 { long_path(env, short, buf, cap, false) }

@@ -6,6 +6,7 @@
 use super::Env;
 use crate::memory::MemError;
 
+pub mod actctx;
 pub mod atom;
 pub mod codepage;
 pub mod console;
@@ -13,11 +14,26 @@ pub mod ctype;
 pub mod file;
 pub mod nls;
 pub mod pipe;
+pub mod profile;
 pub mod sync;
 pub mod system;
 pub mod time;
+pub mod volume;
 
 const HEAP_ZERO_MEMORY: u32 = 8;
+
+/// Per-process state of the smaller call families.
+#[derive(Default)]
+pub struct State {
+    /// ActivateActCtx's stack of context handles (0: the process default).
+    pub actctx_stack: Vec<u32>,
+    /// HeapSetInformation(HeapCompatibilityInformation) per heap handle.
+    pub heap_compat: std::collections::BTreeMap<u32, u32>,
+    /// RtlSetUserValueHeap/RtlSetUserFlagsHeap per block address: (value, flags).
+    pub heap_user: std::collections::BTreeMap<u32, (u32, u32)>,
+    /// FindFirstVolume handles: the index of the next volume to report.
+    pub volume_finds: std::collections::BTreeMap<u32, usize>,
+}
 
 /// TlsAlloc: the lowest free index (64 in the TEB, 1024 more in the expansion array).
 fn tls_alloc(env: &mut Env) -> u32 {
@@ -105,6 +121,9 @@ crate::dll! { "kernel32.dll";
     @also nls::DLL;
     @also ctype::DLL;
     @also atom::DLL;
+    @also actctx::DLL;
+    @also volume::DLL;
+    @also profile::DLL;
     @also pipe::DLL;
     stdcall fn GetLastError(env) -> u32 { env.last_error }
     stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
@@ -170,6 +189,7 @@ crate::dll! { "kernel32.dll";
     }
     stdcall fn HeapFree(env, h: u32, flags: u32, p: u32) -> bool {
         if p == 0 { return true; }
+        env.k32.heap_user.remove(&p);
         env.with_heap(h, |heap, _| heap.free(p)).unwrap_or(false)
     }
     stdcall fn HeapReAlloc(env, h: u32, flags: u32, p: u32, n: u32) -> u32 {
@@ -192,6 +212,35 @@ crate::dll! { "kernel32.dll";
     // One thread runs at a time between calls: a heap lock is always free.
     stdcall fn HeapLock(env, h: u32) -> bool { env.with_heap(h, |_, _| true).unwrap_or(false) }
     stdcall fn HeapUnlock(env, h: u32) -> bool { env.with_heap(h, |_, _| true).unwrap_or(false) }
+    // HeapCompatibilityInformation (class 0) is kept as set (0 standard, 2
+    // low-fragmentation); HeapEnableTerminationOnCorruption (1) is accepted.
+    stdcall fn HeapSetInformation(env, h: u32, class: u32, info: u32, len: u32) -> bool {
+        match class {
+            0 => {
+                if len < 4 { return env.fail(24, false); } // ERROR_BAD_LENGTH
+                let Some(v) = env.mem.peek_u32(info) else { return env.fail(998, false) };
+                if env.with_heap(h, |_, _| ()).is_none() { return false; }
+                if v != 0 && v != 2 { return env.fail(31, false); } // ERROR_GEN_FAILURE
+                env.k32.heap_compat.insert(h, v);
+                true
+            }
+            1 => true,
+            _ => env.fail(87, false),
+        }
+    }
+    stdcall fn HeapQueryInformation(env, h: u32, class: u32, info: u32, len: u32, ret: u32) -> bool {
+        if class != 0 { return env.fail(87, false); }
+        if env.with_heap(h, |_, _| ()).is_none() { return false; }
+        if ret != 0 { env.mem.poke_u32(ret, 4); }
+        if len < 4 { return env.fail(24, false); }
+        let v = env.k32.heap_compat.get(&h).copied().unwrap_or(0);
+        env.mem.poke_u32(info, v).is_some() || env.fail(998, false)
+    }
+    // The modelled machine's RAM (GlobalMemoryStatusEx's 1 GiB), in KiB.
+    stdcall fn GetPhysicallyInstalledSystemMemory(env, out: u32) -> bool {
+        if out == 0 { return env.fail(87, false); }
+        env.mem.poke(out, &(1u64 << 20).to_le_bytes()).is_some()
+    }
     stdcall fn HeapSize(env, h: u32, flags: u32, p: u32) -> u32 {
         env.with_heap(h, |heap, _| heap.size(p)).flatten().unwrap_or(u32::MAX)
     }

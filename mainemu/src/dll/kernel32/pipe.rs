@@ -552,6 +552,34 @@ fn create_process(env: &mut Env, app: u32, cmd: u32, wide: bool, si: u32, pi: u3
     } else {
         env.read_str(cmd, wide)
     };
+    create_process_str(env, app_s, cmd_s, si, pi)
+}
+
+/// An anonymous pipe: (read end, write end) over one buffer.
+pub fn anon_pipe(env: &mut Env) -> (u32, u32) {
+    let buf = env.handles.add_object(
+        Object::PipeBuf(PipeBuf {
+            readers: 1,
+            writers: 1,
+            ..Default::default()
+        }),
+        None,
+    );
+    let r = env.handles.add(Object::PipeEnd { buf, write: false });
+    let w = env.handles.add(Object::PipeEnd { buf, write: true });
+    (r, w)
+}
+
+/// CreateProcess of command-line strings (the C runtime's spawn family
+/// comes here too); `si`/`pi` are guest STARTUPINFO/PROCESS_INFORMATION
+/// addresses or 0.
+pub fn create_process_str(
+    env: &mut Env,
+    app_s: Option<String>,
+    cmd_s: Option<String>,
+    si: u32,
+    pi: u32,
+) -> Ret {
     let name = match (&app_s, &cmd_s) {
         (Some(a), _) => a.clone(),
         (None, Some(c)) => program_of(c),
@@ -626,6 +654,13 @@ crate::dll! { "(kernel32 pipes)";
     // Inheritance and protection flags are accepted for a valid handle (no child inherits handles).
     stdcall fn SetHandleInformation(env, h: u32, mask: u32, flags: u32) -> bool {
         if env.handles.get(h).is_some() { true } else { env.fail(err::INVALID_HANDLE, false) }
+    }
+    stdcall fn CreatePipe(env, rd: u32, wr: u32, sa: u32, size: u32) -> bool {
+        if rd == 0 || wr == 0 { return env.fail(err::INVALID_PARAMETER, false); }
+        let (r, w) = anon_pipe(env);
+        env.mem.poke_u32(rd, r);
+        env.mem.poke_u32(wr, w);
+        true
     }
     stdcall fn CreateProcessA(env, app: u32, cmd: u32, psa: u32, tsa: u32, inherit: bool, flags: u32, envp: u32, dir: u32, si: u32, pi: u32) -> Ret {
         create_process(env, app, cmd, false, si, pi)

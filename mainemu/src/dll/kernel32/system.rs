@@ -614,6 +614,8 @@ crate::dll! { "(kernel32 system)";
         env.mem.poke(p, &b);
     }
     stdcall fn GlobalMemoryStatusEx(env, p: u32) -> bool {
+        // dwLength must be sizeof(MEMORYSTATUSEX).
+        if env.mem.peek_u32(p) != Some(64) { return env.fail(87, false); }
         let mut b = vec![0u8; 64];
         b[0..4].copy_from_slice(&64u32.to_le_bytes());
         b[4..8].copy_from_slice(&50u32.to_le_bytes());
