@@ -799,6 +799,7 @@ fn sys_brush(env: &mut Env, b: u32) -> u32 {
                 color: c,
                 hatch: 0,
                 pattern: None,
+                pal_colors: false,
             }));
         env.desktop.sys_brushes.insert(key, h);
         h
