@@ -948,6 +948,23 @@ crate::dll! { "gdi32.dll";
         let f = read_str(&env.mem, face, -1, false).unwrap_or_default();
         create_font(env, font_from_args(h, w, esc, ori, weight, it, ul, so, cs, op, cp, q, pf, f))
     }
+    // The halftone palette: our 8 bpp default palette (256 entries).
+    stdcall fn CreateHalftonePalette(env, _hdc: u32) -> u32 { gdi(env).add(Object::Palette(default_palette(8))) }
+    // Right-to-left layouts are not modelled: every DC keeps layout 0
+    // (left to right), the value SetLayout reports as the previous one.
+    stdcall fn GetLayout(env, hdc: u32) -> u32 { if gdi(env).dc(hdc).is_some() { 0 } else { GDI_ERROR } }
+    stdcall fn SetLayout(env, hdc: u32, _layout: u32) -> u32 { if gdi(env).dc(hdc).is_some() { 0 } else { GDI_ERROR } }
+    stdcall fn CreateBitmapIndirect(env, bm: u32) -> u32 {
+        // BITMAP: type, width, height, width bytes, planes (u16), bpp (u16), bits.
+        let (Some(w), Some(h), Some(pb), Some(bits)) = (env.mem.peek_u32(bm + 4), env.mem.peek_u32(bm + 8), env.mem.peek_u32(bm + 16), env.mem.peek_u32(bm + 20)) else {
+            env.last_error = 87;
+            return 0;
+        };
+        DLL.call("CreateBitmap", env, &[w, h, pb & 0xFFFF, pb >> 16, bits]).value()
+    }
+    // Palettes are not realized into a hardware palette, so a brush has
+    // nothing to reset: TRUE for any object (the documentation's success).
+    stdcall fn UnrealizeObject(env, h: u32) -> bool { gdi(env).get(h).is_some() }
     stdcall fn CreateBitmap(env, w: i32, h: i32, planes: u32, bpp: u32, init: u32) -> u32 {
         if w < 0 || h < 0 || planes > 32 || bpp > 32 || (w as i64 * h as i64) > 64 << 20 { env.last_error = 87; return 0; }
         if w == 0 || h == 0 { return gdi(env).stock(crate::gdi::stock::DEFAULT_BITMAP); }
