@@ -389,3 +389,17 @@ fn notepad_menu_closes() {
         assert_eq!(r.titles, vec!["Untitled - Notepad".to_string()], "{script}");
     }
 }
+
+/// The rows of Wine's user32/gdi32 table (`survey/wine-gui-tests.toml`)
+/// that take at most 1M dispatches, under l0 and l1: the exact summary
+/// counts (gdi32_brush 689 tests / 7 failures, gdi32_pen 907 / 0,
+/// user32_wsprintf 58 / 0) or the current stop. The full table:
+/// docs/mainemu-gui.md.
+#[test]
+fn wine_gui_tests_sample_under_l0_and_l1() {
+    let Some((sampled, failures)) = common::wine_sample("wine-gui-tests.toml", 1_000_000) else {
+        return;
+    };
+    assert_eq!(sampled, 11, "the sample changed");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

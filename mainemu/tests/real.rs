@@ -23,7 +23,7 @@
 mod common;
 
 use mainemu::run::Arm;
-use mainemu::survey::{load, row_dir, run_case, run_manifest, Verdict};
+use mainemu::survey::{run_manifest, Verdict};
 use std::path::{Path, PathBuf};
 
 fn manifest() -> PathBuf {
@@ -119,46 +119,11 @@ const WINE_SAMPLE_MAX_DISPATCHES: u64 = 1_000_000;
 
 #[test]
 fn wine_tests_sample_under_l0_and_l1() {
-    let Some(real) = common::win32_real() else {
+    let Some((sampled, failures)) =
+        common::wine_sample("wine-tests.toml", WINE_SAMPLE_MAX_DISPATCHES)
+    else {
         return;
     };
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("survey/wine-tests.toml");
-    let m = load(&path).unwrap();
-    let dir = path.parent().unwrap();
-    let budget = m.budget.unwrap();
-    let top = tempfile::tempdir().unwrap();
-    let mut failures = Vec::new();
-    let mut sampled = 0;
-    for (i, c) in m.cases.iter().enumerate() {
-        if c.dispatches.unwrap_or(u64::MAX) > WINE_SAMPLE_MAX_DISPATCHES {
-            continue;
-        }
-        sampled += 1;
-        let mut sums = Vec::new();
-        for (k, arm) in [Arm::L0, Arm::L1].into_iter().enumerate() {
-            let d = row_dir(&m, &top.path().join(format!("arm{k}")), i).unwrap();
-            match run_case(dir, &real, &d, c, arm, budget) {
-                Ok(g) => {
-                    if g.verdict != Verdict::Passed {
-                        failures.push(format!(
-                            "{} ({arm:?}): {}",
-                            c.program,
-                            g.complaints.join("; ")
-                        ));
-                    }
-                    sums.push(g.summary);
-                }
-                Err(e) => failures.push(format!("{} ({arm:?}): {e}", c.program)),
-            }
-        }
-        if sums.len() == 2 && sums[0] != sums[1] {
-            failures.push(format!("l1 differs from l0:\n  {}\n  {}", sums[0], sums[1]));
-        }
-    }
-    eprintln!(
-        "wine-tests sample: {sampled} of {} exes under l0 and l1",
-        m.cases.len()
-    );
     assert!(sampled >= 15, "the sample shrank to {sampled} exes");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -137,6 +137,10 @@ pub struct DiffArgs {
     /// mainemu: evenly spaced sample budgets before the end.
     #[arg(long, default_value_t = 4)]
     pub samples: u64,
+    /// mainemu: the HTML page with each arm's frame (default
+    /// out/diff-PROGRAM.html).
+    #[arg(long)]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -294,11 +298,37 @@ fn run_diff_win32(a: DiffArgs) -> Result<ExitCode, String> {
     for (n, ok) in &v.samples {
         println!("  at {n}: {}", if *ok { "equal" } else { "differ" });
     }
+    for f in &v.frames {
+        println!("  frame {}: {} at {}", f.arm, f.hash, f.dispatches);
+    }
+    let html = a.html.clone().unwrap_or_else(|| {
+        let stem = prog.exe.file_stem().unwrap_or_default().to_string_lossy();
+        PathBuf::from(format!("out/diff-{stem}.html"))
+    });
+    let names: Vec<String> = arms.iter().map(|x| x.name().to_string()).collect();
+    let page = report::win32::render(
+        "oracle diff",
+        &a.program,
+        &names,
+        std::slice::from_ref(&v),
+        &[],
+    );
+    write_html(&html, &page)?;
     Ok(if v.exact() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_DIVERGED)
     })
+}
+
+/// Writes a mainemu HTML page (its directory made) and says so.
+fn write_html(path: &Path, page: &str) -> Result<(), String> {
+    if let Some(p) = path.parent() {
+        std::fs::create_dir_all(p).ok();
+    }
+    std::fs::write(path, page).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
+    Ok(())
 }
 
 /// `oracle sweep --engine mainemu --corpus DIR`.
@@ -315,6 +345,7 @@ fn run_sweep_win32(a: SweepArgs) -> Result<ExitCode, String> {
     println!("|---|---:|---|---:|---|");
     let (mut exact, mut diverged, mut failed) = (0, 0, 0);
     let mut verdicts = Vec::new();
+    let mut failures = Vec::new();
     for exe in progs {
         let prog = crate::win32::Program {
             exe: exe.clone(),
@@ -322,7 +353,10 @@ fn run_sweep_win32(a: SweepArgs) -> Result<ExitCode, String> {
             input: None,
         };
         match crate::win32::compare(&prog, &arms, budget, a.samples) {
-            Ok(v) => {
+            Ok(mut v) => {
+                if a.no_frames {
+                    v.pngs.clear();
+                }
                 bar.suspend(|| println!("{}", win32_row(&v)));
                 if v.exact() {
                     exact += 1
@@ -334,6 +368,7 @@ fn run_sweep_win32(a: SweepArgs) -> Result<ExitCode, String> {
             Err(e) => {
                 failed += 1;
                 bar.suspend(|| println!("| {} | | failed: {e} | | |", exe.display()));
+                failures.push((exe.display().to_string(), e));
             }
         }
         bar.inc(1);
@@ -346,6 +381,9 @@ fn run_sweep_win32(a: SweepArgs) -> Result<ExitCode, String> {
     let j = serde_json::to_string_pretty(&verdicts).map_err(|e| e.to_string())?;
     std::fs::write(&a.json, j + "\n").map_err(|e| format!("{}: {e}", a.json.display()))?;
     println!("wrote {}", a.json.display());
+    let names: Vec<String> = arms.iter().map(|x| x.name().to_string()).collect();
+    let page = report::win32::render("oracle sweep", &a.corpus, &names, &verdicts, &failures);
+    write_html(&a.html, &page)?;
     println!("sweep: {total} programs, {exact} exact, {diverged} diverged, {failed} failed");
     Ok(if diverged + failed == 0 {
         ExitCode::SUCCESS

@@ -6,7 +6,9 @@
 //! arm's own counters; per thread registers, EIP, EFLAGS and clock; the
 //! address-space hash; the console output; the files written under C:; the
 //! desktop frame's hash, the lab's frame hash of `mainemu::frame`) and
-//! the comparison schedule. mainemu's `run_arm` starts a process from the
+//! the comparison schedule, and each arm's frame where the verdict looks
+//! (the end, or the first differing dispatch) as PNG for the HTML report
+//! (`report::win32`). mainemu's `run_arm` starts a process from the
 //! beginning, so every sample point is a fresh run to that budget: budget
 //! stops are exact (the engine's contract), so a run to N observes exactly
 //! the state at dispatch N. It must not know how an arm executes.
@@ -15,9 +17,11 @@
 //! the program's own directory readable, stdin empty: runs cannot see each
 //! other, and what a program writes is part of the observation.
 
+use mainemu::frame::Frame;
 use mainemu::process::{Process, Setup};
 use mainemu::run::{run_arm, Arm};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -134,6 +138,11 @@ fn hash_tree(dir: &Path) -> u64 {
 
 /// Runs `prog` on `arm` for at most `budget` dispatches from the start.
 pub fn observe(prog: &Program, arm: Arm, budget: u64) -> Result<Observation, String> {
+    observe_frame(prog, arm, budget).map(|(o, _)| o)
+}
+
+/// [`observe`], with the desktop frame the observation's `frame` hashes.
+fn observe_frame(prog: &Program, arm: Arm, budget: u64) -> Result<(Observation, Frame), String> {
     let bytes = std::fs::read(&prog.exe).map_err(|e| format!("{}: {e}", prog.exe.display()))?;
     let c = scratch(arm.name());
     std::fs::create_dir_all(&c).map_err(|e| format!("{}: {e}", c.display()))?;
@@ -156,7 +165,8 @@ pub fn observe(prog: &Program, arm: Arm, budget: u64) -> Result<Observation, Str
             api.update(&n.to_le_bytes());
         }
         let ending = s.ending.to_string();
-        Ok(Observation {
+        let frame = Frame::of(&p.env.desktop);
+        let o = Observation {
             dispatches: s.dispatches,
             ending,
             api_calls: s.api_calls.values().sum(),
@@ -172,8 +182,9 @@ pub fn observe(prog: &Program, arm: Arm, budget: u64) -> Result<Observation, Str
             output: out.digest(),
             output_bytes: out_bytes,
             files: hash_tree(&c),
-            frame: mainemu::frame::Frame::of(&p.env.desktop).hash(),
-        })
+            frame: frame.hash(),
+        };
+        Ok((o, frame))
     })();
     std::fs::remove_dir_all(&c).ok();
     result
@@ -192,6 +203,22 @@ pub struct Verdict {
     /// The first dispatch at which an arm differs from the reference, the
     /// arm, and the fields that differ there.
     pub first_difference: Option<(u64, String, Vec<&'static str>)>,
+    /// Each arm's frame at the end, or at the first differing dispatch
+    /// when there is one, in arm order.
+    pub frames: Vec<ArmFrame>,
+    /// Those frames as PNG `data:` URIs, each distinct frame once, by hash
+    /// (what the HTML report shows).
+    pub pngs: BTreeMap<String, String>,
+}
+
+/// One arm's frame in a verdict.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ArmFrame {
+    pub arm: String,
+    /// Where the arm stopped for this frame.
+    pub dispatches: u64,
+    /// The frame hash, 16 hex digits.
+    pub hash: String,
 }
 
 impl Verdict {
@@ -200,20 +227,26 @@ impl Verdict {
     }
 }
 
-/// The first arm differing from the reference at `budget`, with the fields.
+/// Every arm run to `budget`: the first arm differing from the reference,
+/// with the fields, and each arm's stop point and frame.
+#[allow(clippy::type_complexity)]
 fn disagreement(
     prog: &Program,
     arms: &[Arm],
     budget: u64,
-) -> Result<Option<(Arm, Vec<&'static str>)>, String> {
-    let r = observe(prog, arms[0], budget)?;
+) -> Result<(Option<(Arm, Vec<&'static str>)>, Vec<(u64, Frame)>), String> {
+    let (r, f) = observe_frame(prog, arms[0], budget)?;
+    let mut frames = vec![(r.dispatches, f)];
+    let mut first = None;
     for &a in &arms[1..] {
-        let d = r.differences(&observe(prog, a, budget)?);
-        if !d.is_empty() {
-            return Ok(Some((a, d)));
+        let (o, f) = observe_frame(prog, a, budget)?;
+        let d = r.differences(&o);
+        if first.is_none() && !d.is_empty() {
+            first = Some((a, d));
         }
+        frames.push((o.dispatches, f));
     }
-    Ok(None)
+    Ok((first, frames))
 }
 
 /// Runs `prog` under `arms` (reference first) with `budget`, compares at
@@ -224,15 +257,46 @@ pub fn compare(prog: &Program, arms: &[Arm], budget: u64, samples: u64) -> Resul
         return Err("need at least two arms".into());
     }
     let end = observe(prog, arms[0], budget)?;
+    // The frames of the last run to `budget` and of the latest differing
+    // run: bisection only moves a differing point down, so that is the
+    // first differing dispatch once `schedule` returns.
+    let (mut at_end, mut at_difference) = (Vec::new(), Vec::new());
     let (checked, first) = schedule(end.dispatches, budget, samples, |n| {
-        Ok(disagreement(prog, arms, n)?.map(|(a, f)| (a.name().to_string(), f)))
+        let (d, frames) = disagreement(prog, arms, n)?;
+        if d.is_some() {
+            at_difference = frames;
+        } else if n == budget {
+            at_end = frames;
+        }
+        Ok(d.map(|(a, f)| (a.name().to_string(), f)))
     })?;
+    let shown = if first.is_some() {
+        at_difference
+    } else {
+        at_end
+    };
+    let mut pngs = BTreeMap::new();
+    let mut frames = Vec::new();
+    for (&arm, (dispatches, f)) in arms.iter().zip(shown) {
+        let hash = format!("{:016x}", f.hash());
+        if !pngs.contains_key(&hash) {
+            let png = f.png().map_err(|e| format!("frame PNG: {e}"))?;
+            pngs.insert(hash.clone(), toyvm::frame::png_data_uri(&png));
+        }
+        frames.push(ArmFrame {
+            arm: arm.name().to_string(),
+            dispatches,
+            hash,
+        });
+    }
     Ok(Verdict {
         program: prog.exe.display().to_string(),
         arms: arms.iter().map(|a| a.name().to_string()).collect(),
         samples: checked,
         end,
         first_difference: first,
+        frames,
+        pngs,
     })
 }
 

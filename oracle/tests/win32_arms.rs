@@ -89,4 +89,32 @@ fn winemine_frames_agree_under_l0_and_l1() {
     assert_eq!(v.end.ending, "budget");
     assert_eq!(v.end.frame, 0xb83a_2fba_857b_4a66);
     assert_eq!(v.samples.len(), 7);
+    // Both arms' end frames, embedded once in the HTML page.
+    let frames: Vec<_> = v
+        .frames
+        .iter()
+        .map(|f| (f.arm.as_str(), f.dispatches, f.hash.as_str()))
+        .collect();
+    assert_eq!(
+        frames,
+        [
+            ("l0", 6_000_000, "b83a2fba857b4a66"),
+            ("l1", 6_000_000, "b83a2fba857b4a66")
+        ]
+    );
+    assert_eq!(v.pngs.len(), 1);
+    let page = oracle::report::win32::render(
+        "oracle diff",
+        "winemine.exe",
+        &["l0".into(), "l1".into()],
+        std::slice::from_ref(&v),
+        &[],
+    );
+    assert_eq!(
+        page.matches(".fb83a2fba857b4a66{background-image:url(data:image/png;base64,iVBORw0KGgo")
+            .count(),
+        1
+    );
+    assert_eq!(page.matches("class=\"fr fb83a2fba857b4a66\"").count(), 2);
+    assert!(page.contains("1 programs, 1 exact, 0 diverged, 0 failed"));
 }

@@ -252,6 +252,17 @@ pub enum UserObject {
     Accel(Vec<Accel>),
 }
 
+/// The system caret's state (one per process here: mainemu's threads share
+/// one desktop).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Caret {
+    pub hwnd: u32,
+    pub size: (i32, i32),
+    pub pos: (i32, i32),
+    /// ShowCaret minus HideCaret calls; shown when positive.
+    pub shown: i32,
+}
+
 pub struct Desktop {
     pub gdi: Gdi,
     pub classes: Vec<Class>,
@@ -298,6 +309,10 @@ pub struct Desktop {
     pub menu_track: Option<crate::dll::menu::MenuTrack>,
     /// comdlg32's CommDlgExtendedError.
     pub comdlg_error: u32,
+    /// The system caret (CreateCaret ... DestroyCaret): owner window,
+    /// size, client position, show count. Not drawn: a blinking caret
+    /// would be wall time; EDIT draws its own.
+    pub caret: Option<Caret>,
 }
 
 impl Desktop {
@@ -330,6 +345,7 @@ impl Desktop {
             sys_brushes: BTreeMap::new(),
             waiting_for_input: false,
             edits: BTreeMap::new(),
+            caret: None,
             file_dialog: None,
             comdlg_error: 0,
             menu_track: None,

@@ -14,7 +14,9 @@ use crate::gdi::bits::{Bits, Colorref};
 use crate::gdi::dib::{self, DibInfo};
 use crate::gdi::raster::{Paint, Shape};
 use crate::gdi::region::{Op, Rect, Region};
-use crate::gdi::{bs, dc::complexity, obj, BitmapObj, BrushObj, Gdi, LogFont, Object, PenObj};
+use crate::gdi::{
+    bs, dc::complexity, obj, ps, BitmapObj, BrushObj, ExtPen, Gdi, LogFont, Object, PenObj,
+};
 use crate::memory::{mem, prot, Memory};
 
 pub const CLR_INVALID: u32 = 0xFFFF_FFFF;
@@ -33,6 +35,22 @@ fn parts(env: &mut Env) -> (&mut Gdi, &mut Memory) {
 
 /// Reads a BITMAPINFO from guest memory.
 pub fn read_bmi(env: &Env, a: u32, usage: u32, hdc: u32) -> Option<DibInfo> {
+    let hdr = bmi_bytes(env, a)?;
+    let pal = env
+        .desktop
+        .gdi
+        .dc(hdc)
+        .and_then(|d| match env.desktop.gdi.get(d.palette) {
+            Some(Object::Palette(p)) => Some(p.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| env.desktop.gdi.system_palette.clone());
+    DibInfo::parse(&hdr, usage == DIB_PAL_COLORS, &pal).ok()
+}
+
+/// The bytes of a BITMAPINFO at `a`: the header and as much of a colour
+/// table as is mapped.
+fn bmi_bytes(env: &Env, a: u32) -> Option<Vec<u8>> {
     let mut hdr = vec![0u8; 124 + 12 + 1024];
     // Read what is mapped: the header first, then as much of the table as exists.
     let size = env.mem.peek_u32(a)? as usize;
@@ -51,16 +69,7 @@ pub fn read_bmi(env: &Env, a: u32, usage: u32, hdc: u32) -> Option<DibInfo> {
         got += step;
     }
     hdr.truncate(got);
-    let pal = env
-        .desktop
-        .gdi
-        .dc(hdc)
-        .and_then(|d| match env.desktop.gdi.get(d.palette) {
-            Some(Object::Palette(p)) => Some(p.clone()),
-            _ => None,
-        })
-        .unwrap_or_else(|| env.desktop.gdi.system_palette.clone());
-    DibInfo::parse(&hdr, usage == DIB_PAL_COLORS, &pal).ok()
+    Some(hdr)
 }
 
 /// Reads DIB pixel data for `info` from guest memory (`lines` rows, or all).
@@ -77,7 +86,7 @@ fn read_bits(env: &Env, info: &DibInfo, a: u32) -> Option<Bits> {
     info.decode(&data).ok()
 }
 
-fn new_pen(env: &mut Env, style: u32, width: i32, color: Colorref, ext: bool) -> u32 {
+fn new_pen(env: &mut Env, style: u32, width: i32, color: Colorref, ext: Option<ExtPen>) -> u32 {
     gdi(env).add(Object::Pen(PenObj {
         style,
         width: width.max(0),
@@ -86,21 +95,117 @@ fn new_pen(env: &mut Env, style: u32, width: i32, color: Colorref, ext: bool) ->
     }))
 }
 
+/// CreatePen and CreatePenIndirect: styles past PS_INSIDEFRAME become
+/// PS_SOLID, a negative width counts as positive, PS_NULL is the stock
+/// NULL_PEN (what GetObject then reports; Wine's pen tests).
+fn logical_pen(env: &mut Env, style: u32, width: i32, color: Colorref) -> u32 {
+    let style = match style & 0xF {
+        s if s > ps::INSIDEFRAME => ps::SOLID,
+        s => s,
+    };
+    if style == ps::NULL {
+        return gdi(env).stock(crate::gdi::stock::NULL_PEN);
+    }
+    new_pen(env, style, width.saturating_abs(), color, None)
+}
+
+/// ExtCreatePen's checks (Wine's pen tests, run on Windows): style
+/// entries only with PS_USERSTYLE (1..=16 of them, not all zero, none
+/// negative); cosmetic pens are 1 wide, BS_SOLID, and neither
+/// PS_INSIDEFRAME nor past PS_ALTERNATE; geometric pens are not
+/// PS_ALTERNATE and take solid, hatched, pattern and DIB pattern brushes;
+/// a null brush or PS_NULL gives the stock NULL_PEN. Fails with
+/// ERROR_INVALID_PARAMETER.
+fn ext_pen(env: &mut Env, style: u32, width: u32, lb: u32, n: u32, styles: u32) -> u32 {
+    let s = style & 0xF;
+    let geometric = style & 0xF_0000 == ps::GEOMETRIC;
+    let fail = |env: &mut Env| {
+        env.last_error = 87;
+        0
+    };
+    if (n as i32) < 0 {
+        return 0; // no error code (Windows leaves it)
+    }
+    if style & 0xF_0000 > ps::GEOMETRIC || (s == ps::USERSTYLE) != (n != 0 && styles != 0) || n > 16
+    {
+        return fail(env);
+    }
+    let (Some(mut brush_style), Some(mut color), Some(hatch)) = (
+        env.mem.peek_u32(lb),
+        env.mem.peek_u32(lb + 4),
+        env.mem.peek_u32(lb + 8),
+    ) else {
+        return fail(env);
+    };
+    let entries: Vec<u32> = (0..n)
+        .map(|i| env.mem.peek_u32(styles + 4 * i).unwrap_or(0))
+        .collect();
+    if s == ps::USERSTYLE
+        && (entries.iter().all(|&e| e == 0) || entries.iter().any(|&e| (e as i32) < 0))
+    {
+        return fail(env);
+    }
+    if s == ps::NULL || (geometric && brush_style == bs::NULL) {
+        return gdi(env).stock(crate::gdi::stock::NULL_PEN);
+    }
+    let bad = if geometric {
+        s >= ps::ALTERNATE
+            || !matches!(
+                brush_style,
+                bs::SOLID | bs::HATCHED | bs::PATTERN | bs::DIBPATTERN | bs::DIBPATTERNPT
+            )
+    } else {
+        width != 1 || s == ps::INSIDEFRAME || s > ps::ALTERNATE || brush_style != bs::SOLID
+    };
+    if bad {
+        return fail(env);
+    }
+    // Pattern brushes report no colour; DIB patterns report BS_DIBPATTERNPT.
+    if matches!(brush_style, bs::PATTERN | bs::DIBPATTERN | bs::DIBPATTERNPT) {
+        color = 0;
+        if brush_style == bs::DIBPATTERN {
+            brush_style = bs::DIBPATTERNPT;
+        }
+    }
+    let ext = ExtPen {
+        brush_style,
+        hatch,
+        entries,
+    };
+    new_pen(
+        env,
+        style,
+        (width as i32).saturating_abs(),
+        color,
+        Some(ext),
+    )
+}
+
+/// A new brush. Hatch styles 6..=11 (up to HS_API_MAX) make a solid brush
+/// and higher ones fail without an error code, as Windows does (Wine's
+/// brush tests); BS_NULL is the stock NULL_BRUSH.
 fn new_brush(
     env: &mut Env,
-    style: u32,
+    mut style: u32,
     color: Colorref,
-    hatch: u32,
+    mut hatch: u32,
     pattern: Option<(Bits, bool)>,
 ) -> u32 {
     if style == bs::HATCHED && hatch > 5 {
-        return 0;
+        if hatch >= 12 {
+            return 0;
+        }
+        (style, hatch) = (bs::SOLID, 0);
+    }
+    if style == bs::NULL {
+        return gdi(env).stock(crate::gdi::stock::NULL_BRUSH);
     }
     gdi(env).add(Object::Brush(BrushObj {
         style,
         color: color & 0xFF_FFFF,
         hatch,
         pattern,
+        pal_colors: false,
     }))
 }
 
@@ -342,12 +447,27 @@ fn get_object(env: &mut Env, h: u32, size: u32, out: u32, wide: bool) -> u32 {
     let Some(o) = gdi(env).get(h).cloned() else {
         return 0;
     };
+    let is_pen = matches!(o, Object::Pen(_));
     let bytes: Vec<u8> = match o {
         Object::Pen(p) => {
-            if p.ext {
+            let null_stock = h == gdi(env).stock(crate::gdi::stock::NULL_PEN);
+            if let Some(x) = &p.ext {
                 // EXTLOGPEN: style, width, brush style, colour, hatch, entries.
                 let mut b = Vec::new();
-                for v in [p.style, p.width as u32, bs::SOLID, p.color, 0, 0] {
+                let head = [p.style, p.width as u32, x.brush_style, p.color, x.hatch];
+                for v in head
+                    .into_iter()
+                    .chain([x.entries.len() as u32])
+                    .chain(x.entries.iter().copied())
+                {
+                    b.extend(v.to_le_bytes());
+                }
+                b
+            } else if null_stock && out != 0 && size == 28 {
+                // The stock NULL_PEN answers a buffer of exactly that size with an
+                // EXTLOGPEN of one (zero) entry (Windows XP on; Wine's tests).
+                let mut b = Vec::new();
+                for v in [ps::NULL, 0, bs::SOLID, 0, 0, 0, 0] {
                     b.extend(v.to_le_bytes());
                 }
                 b
@@ -426,6 +546,10 @@ fn get_object(env: &mut Env, h: u32, size: u32, out: u32, wide: bool) -> u32 {
     };
     if out == 0 {
         return bytes.len() as u32;
+    }
+    // A pen does not fit a smaller buffer: GetObject fails (Wine's pen tests).
+    if is_pen && (size as usize) < bytes.len() {
+        return 0;
     }
     let n = bytes.len().min(size as usize);
     if env.mem.poke(out, &bytes[..n]).is_none() {
@@ -765,38 +889,50 @@ crate::dll! { "gdi32.dll";
     }
     stdcall fn GetObjectA(env, h: u32, size: u32, out: u32) -> u32 { get_object(env, h, size, out, false) }
     stdcall fn GetObjectW(env, h: u32, size: u32, out: u32) -> u32 { get_object(env, h, size, out, true) }
-    stdcall fn CreatePen(env, style: u32, width: i32, color: u32) -> u32 {
-        if style & 0xF > crate::gdi::ps::INSIDEFRAME { return 0; }
-        new_pen(env, style & 0xF, width, color, false)
-    }
+    stdcall fn CreatePen(env, style: u32, width: i32, color: u32) -> u32 { logical_pen(env, style, width, color) }
     stdcall fn CreatePenIndirect(env, lp: u32) -> u32 {
         let (Some(style), Some(w), Some(c)) = (env.mem.peek_u32(lp), env.mem.peek_u32(lp + 4), env.mem.peek_u32(lp + 12)) else { return 0 };
-        new_pen(env, style & 0xF, w as i32, c, false)
+        logical_pen(env, style, w as i32, c)
     }
-    stdcall fn ExtCreatePen(env, style: u32, width: u32, lb: u32, n: u32, styles: u32) -> u32 {
-        let c = env.mem.peek_u32(lb + 4).unwrap_or(0);
-        new_pen(env, style & 0xF, width as i32, c, true)
-    }
+    stdcall fn ExtCreatePen(env, style: u32, width: u32, lb: u32, n: u32, styles: u32) -> u32 { ext_pen(env, style, width, lb, n, styles) }
     stdcall fn CreateSolidBrush(env, color: u32) -> u32 { new_brush(env, bs::SOLID, color, 0, None) }
     stdcall fn CreateHatchBrush(env, hatch: u32, color: u32) -> u32 { new_brush(env, bs::HATCHED, color, hatch, None) }
     stdcall fn CreatePatternBrush(env, hbm: u32) -> u32 {
         let (g, m) = parts(env);
         g.load_dib(m, hbm);
         let Some(b) = g.bitmap(hbm).map(|b| (b.bits.clone(), b.mono)) else { return 0 };
-        new_brush(env, bs::PATTERN, 0, 0, Some(b))
+        // lbHatch reports the bitmap, even once it is deleted.
+        new_brush(env, bs::PATTERN, 0, hbm, Some(b))
     }
     stdcall fn CreateBrushIndirect(env, lb: u32) -> u32 {
         let (Some(style), Some(color), Some(hatch)) = (env.mem.peek_u32(lb), env.mem.peek_u32(lb + 4), env.mem.peek_u32(lb + 8)) else { return 0 };
         match style {
             bs::SOLID | bs::NULL | bs::HATCHED => new_brush(env, style, color, hatch, None),
-            bs::PATTERN => DLL.call("CreatePatternBrush", env, &[hatch]).value(),
+            bs::PATTERN | bs::PATTERN8X8 => DLL.call("CreatePatternBrush", env, &[hatch]).value(),
+            bs::DIBPATTERNPT => DLL.call("CreateDIBPatternBrushPt", env, &[hatch, color]).value(),
             _ => 0,
         }
     }
     stdcall fn CreateDIBPatternBrushPt(env, packed: u32, usage: u32) -> u32 {
-        let Some(info) = read_bmi(env, packed, usage, 0) else { return 0 };
+        // DIB_RGB_COLORS or DIB_PAL_COLORS only, no RLE (Wine's brush tests).
+        if usage > DIB_PAL_COLORS + 1 {
+            return 0;
+        }
+        // DIB_PAL_COLORS: keep the indexes (an identity "palette"); the DC
+        // the brush draws on resolves them (`Gdi::paint_of`).
+        let identity: Vec<Colorref> = (0..256).collect();
+        let hdr = crate::gdi::dib::DibInfo::parse(&bmi_bytes(env, packed).unwrap_or_default(), usage == DIB_PAL_COLORS, &identity);
+        let Ok(info) = hdr else { return 0 };
+        if matches!(info.compression, dib::BI_RLE8 | dib::BI_RLE4) {
+            return 0;
+        }
         let Some(b) = read_bits(env, &info, packed + info.header_bytes as u32) else { return 0 };
-        new_brush(env, bs::DIBPATTERNPT, 0, 0, Some((b, false)))
+        // GetObject reports BS_DIBPATTERN with lbHatch the packed DIB.
+        let h = new_brush(env, bs::DIBPATTERN, 0, packed, Some((b, false)));
+        if let Some(Object::Brush(br)) = gdi(env).get_mut(h) {
+            br.pal_colors = usage == DIB_PAL_COLORS;
+        }
+        h
     }
     stdcall fn CreateFontIndirectW(env, lf: u32) -> u32 {
         match gs::read_logfont(&env.mem, lf, true) { Some(f) => create_font(env, f), None => 0 }
@@ -812,6 +948,23 @@ crate::dll! { "gdi32.dll";
         let f = read_str(&env.mem, face, -1, false).unwrap_or_default();
         create_font(env, font_from_args(h, w, esc, ori, weight, it, ul, so, cs, op, cp, q, pf, f))
     }
+    // The halftone palette: our 8 bpp default palette (256 entries).
+    stdcall fn CreateHalftonePalette(env, _hdc: u32) -> u32 { gdi(env).add(Object::Palette(default_palette(8))) }
+    // Right-to-left layouts are not modelled: every DC keeps layout 0
+    // (left to right), the value SetLayout reports as the previous one.
+    stdcall fn GetLayout(env, hdc: u32) -> u32 { if gdi(env).dc(hdc).is_some() { 0 } else { GDI_ERROR } }
+    stdcall fn SetLayout(env, hdc: u32, _layout: u32) -> u32 { if gdi(env).dc(hdc).is_some() { 0 } else { GDI_ERROR } }
+    stdcall fn CreateBitmapIndirect(env, bm: u32) -> u32 {
+        // BITMAP: type, width, height, width bytes, planes (u16), bpp (u16), bits.
+        let (Some(w), Some(h), Some(pb), Some(bits)) = (env.mem.peek_u32(bm + 4), env.mem.peek_u32(bm + 8), env.mem.peek_u32(bm + 16), env.mem.peek_u32(bm + 20)) else {
+            env.last_error = 87;
+            return 0;
+        };
+        DLL.call("CreateBitmap", env, &[w, h, pb & 0xFFFF, pb >> 16, bits]).value()
+    }
+    // Palettes are not realized into a hardware palette, so a brush has
+    // nothing to reset: TRUE for any object (the documentation's success).
+    stdcall fn UnrealizeObject(env, h: u32) -> bool { gdi(env).get(h).is_some() }
     stdcall fn CreateBitmap(env, w: i32, h: i32, planes: u32, bpp: u32, init: u32) -> u32 {
         if w < 0 || h < 0 || planes > 32 || bpp > 32 || (w as i64 * h as i64) > 64 << 20 { env.last_error = 87; return 0; }
         if w == 0 || h == 0 { return gdi(env).stock(crate::gdi::stock::DEFAULT_BITMAP); }

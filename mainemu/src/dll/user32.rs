@@ -290,6 +290,47 @@ fn register_class(env: &mut Env, a: u32, ex: bool, wide: bool) -> u32 {
     atom as u32
 }
 
+/// GetClassInfo(Ex)(A/W): a registered or built-in class's WNDCLASS(EX),
+/// `lpszClassName` the caller's name, `lpszMenuName` 0 (the name given to
+/// RegisterClass is not kept); the class atom, or 0 with
+/// ERROR_CLASS_DOES_NOT_EXIST.
+fn get_class_info(env: &mut Env, name: u32, out: u32, ex: bool, wide: bool) -> u32 {
+    let (units_, atom) = match res_name(env, name, wide) {
+        ResId::Id(a) => (Vec::new(), a),
+        ResId::Name(s) => (units(&s), 0),
+    };
+    let found = match desk(env).class_index(&units_, atom) {
+        Some(i) => Some(i),
+        None if atom == 0 => ensure_builtin(env, &units_),
+        None => None,
+    };
+    let Some(i) = found else {
+        env.last_error = 1411;
+        return 0;
+    };
+    let c = desk(env).classes[i].clone();
+    let o = if ex { 4 } else { 0 };
+    let vals = [
+        c.style,
+        c.wndproc,
+        c.cls_extra as u32,
+        c.wnd_extra as u32,
+        c.instance,
+        c.icon,
+        c.cursor,
+        c.background,
+        0,
+        name,
+    ];
+    for (k, v) in vals.into_iter().enumerate() {
+        env.mem.poke_u32(out + o + 4 * k as u32, v);
+    }
+    if ex {
+        env.mem.poke_u32(out + 44, c.icon);
+    }
+    c.atom as u32
+}
+
 /// The built-in classes (window procedure: DefWindowProcW for now).
 /// An existing class of that name is answered as it is.
 pub(crate) fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
@@ -799,6 +840,7 @@ fn sys_brush(env: &mut Env, b: u32) -> u32 {
                 color: c,
                 hatch: 0,
                 pattern: None,
+                pal_colors: false,
             }));
         env.desktop.sys_brushes.insert(key, h);
         h
@@ -1063,6 +1105,17 @@ fn set_timer(env: &mut Env, hwnd: u32, id: u32, ms: u32, proc_: u32) -> u32 {
         id
     } else {
         id.max(1)
+    }
+}
+
+/// SystemParametersInfo: SPI_GETWORKAREA (the screen); other actions FALSE.
+fn system_parameters(env: &mut Env, action: u32, out: u32) -> bool {
+    match action {
+        0x30 => {
+            let r = desk(env).screen_rect();
+            write_rect(&mut env.mem, out, r)
+        }
+        _ => false,
     }
 }
 
@@ -1421,6 +1474,10 @@ fn is_char(u: u32, test: fn(char) -> bool) -> bool {
 
 crate::dll! { "user32.dll";
     stdcall fn RegisterClassW(env, wc: u32) -> u32 { register_class(env, wc, false, true) }
+    stdcall fn GetClassInfoA(env, _inst: u32, name: u32, out: u32) -> u32 { get_class_info(env, name, out, false, false) }
+    stdcall fn GetClassInfoW(env, _inst: u32, name: u32, out: u32) -> u32 { get_class_info(env, name, out, false, true) }
+    stdcall fn GetClassInfoExA(env, _inst: u32, name: u32, out: u32) -> u32 { get_class_info(env, name, out, true, false) }
+    stdcall fn GetClassInfoExW(env, _inst: u32, name: u32, out: u32) -> u32 { get_class_info(env, name, out, true, true) }
     stdcall fn RegisterClassA(env, wc: u32) -> u32 { register_class(env, wc, false, false) }
     stdcall fn RegisterClassExW(env, wc: u32) -> u32 { register_class(env, wc, true, true) }
     stdcall fn RegisterClassExA(env, wc: u32) -> u32 { register_class(env, wc, true, false) }
@@ -1775,12 +1832,23 @@ crate::dll! { "user32.dll";
     stdcall fn MonitorFromRect(env, r: u32, flags: u32) -> u32 { 0x0001_0001 }
     stdcall fn MonitorFromWindow(env, h: u32, flags: u32) -> u32 { 0x0001_0001 }
     stdcall fn MonitorFromPoint(env, x: i32, y: i32, flags: u32) -> u32 { 0x0001_0001 }
-    stdcall fn SystemParametersInfoW(env, action: u32, p: u32, out: u32, ini: u32) -> bool {
-        match action {
-            0x30 => { let r = desk(env).screen_rect(); write_rect(&mut env.mem, out, r) }
-            _ => false,
-        }
+    stdcall fn CreateCaret(env, hwnd: u32, _bitmap: u32, w: i32, h: i32) -> bool {
+        desk(env).caret = Some(crate::desktop::Caret { hwnd, size: (w, h), pos: (0, 0), shown: 0 });
+        true
     }
+    stdcall fn DestroyCaret(env) -> bool { desk(env).caret.take().is_some() }
+    stdcall fn ShowCaret(env, _hwnd: u32) -> bool { desk(env).caret.as_mut().map(|c| c.shown += 1).is_some() }
+    stdcall fn HideCaret(env, _hwnd: u32) -> bool { desk(env).caret.as_mut().map(|c| c.shown -= 1).is_some() }
+    stdcall fn SetCaretPos(env, x: i32, y: i32) -> bool { desk(env).caret.as_mut().map(|c| c.pos = (x, y)).is_some() }
+    stdcall fn GetCaretPos(env, out: u32) -> bool {
+        let p = desk(env).caret.as_ref().map_or((0, 0), |c| c.pos);
+        write_pair(&mut env.mem, out, p)
+    }
+    stdcall fn GetCaretBlinkTime(env) -> u32 { 500 }
+    stdcall fn SetCaretBlinkTime(env, _ms: u32) -> bool { true }
+    // SystemParametersInfoA: the same actions (SPI_GETWORKAREA's RECT has no strings).
+    stdcall fn SystemParametersInfoA(env, action: u32, p: u32, out: u32, ini: u32) -> bool { system_parameters(env, action, out) }
+    stdcall fn SystemParametersInfoW(env, action: u32, p: u32, out: u32, ini: u32) -> bool { system_parameters(env, action, out) }
     stdcall fn MessageBoxW(env, h: u32, text: u32, caption: u32, kind: u32) -> u32 { message_box(env, h, text, caption, kind, true) }
     stdcall fn MessageBoxA(env, h: u32, text: u32, caption: u32, kind: u32) -> u32 { message_box(env, h, text, caption, kind, false) }
     stdcall fn MessageBeep(env, kind: u32) -> bool { true }

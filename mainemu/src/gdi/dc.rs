@@ -211,6 +211,8 @@ pub fn dashes(style: u32) -> &'static [u32] {
         ps::DOT => &[3, 3],
         ps::DASHDOT => &[9, 6, 3, 6],
         ps::DASHDOTDOT => &[9, 3, 3, 3, 3, 3],
+        // PS_ALTERNATE: every other pixel (cosmetic pens only).
+        ps::ALTERNATE => &[1, 1],
         _ => &[],
     }
 }
@@ -277,6 +279,22 @@ impl Gdi {
             }
             bs::PATTERN | bs::DIBPATTERN | bs::DIBPATTERNPT => match &b.pattern {
                 Some((p, mono)) if p.width > 0 && p.height > 0 => {
+                    // DIB_PAL_COLORS: the table's indexes through the DC's palette.
+                    let resolved;
+                    let p = if b.pal_colors {
+                        let pal = match self.get(dc.palette) {
+                            Some(Object::Palette(v)) => v.clone(),
+                            _ => self.system_palette.clone(),
+                        };
+                        let mut q = p.clone();
+                        for c in q.palette.iter_mut() {
+                            *c = pal.get(*c as usize).copied().unwrap_or(0);
+                        }
+                        resolved = q;
+                        &resolved
+                    } else {
+                        p
+                    };
                     let mut px = Vec::with_capacity((p.width * p.height) as usize);
                     for y in 0..p.height {
                         for x in 0..p.width {
@@ -313,7 +331,7 @@ impl Gdi {
                 style: ps::NULL,
                 width: 0,
                 color: 0,
-                ext: false,
+                ext: None,
             },
         };
         let color = if dc.pen == self.stock(stock::DC_PEN) {
@@ -731,6 +749,7 @@ mod tests {
             color: rgb(255, 0, 0),
             hatch: 0,
             pattern: None,
+            pal_colors: false,
         }));
         g.select(hdc, red);
         g.draw(&mut mem, hdc, |t| {

@@ -75,6 +75,10 @@ pub mod ps {
     pub const DASHDOTDOT: u32 = 4;
     pub const NULL: u32 = 5;
     pub const INSIDEFRAME: u32 = 6;
+    pub const USERSTYLE: u32 = 7;
+    pub const ALTERNATE: u32 = 8;
+    /// PS_GEOMETRIC in the type bits (PS_TYPE_MASK 0xF0000).
+    pub const GEOMETRIC: u32 = 0x10000;
 }
 
 /// Brush styles.
@@ -85,6 +89,7 @@ pub mod bs {
     pub const PATTERN: u32 = 3;
     pub const DIBPATTERN: u32 = 5;
     pub const DIBPATTERNPT: u32 = 6;
+    pub const PATTERN8X8: u32 = 7;
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,8 +97,18 @@ pub struct PenObj {
     pub style: u32,
     pub width: i32,
     pub color: Colorref,
-    /// Created by ExtCreatePen.
-    pub ext: bool,
+    /// Created by ExtCreatePen: what it was given beyond a LOGPEN.
+    pub ext: Option<ExtPen>,
+}
+
+/// The EXTLOGPEN fields of an ExtCreatePen pen that a LOGPEN lacks (the
+/// style keeps its type, end-cap and join bits in `PenObj::style`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExtPen {
+    pub brush_style: u32,
+    pub hatch: u32,
+    /// PS_USERSTYLE dash lengths.
+    pub entries: Vec<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,6 +119,10 @@ pub struct BrushObj {
     /// BS_PATTERN: the bitmap's pixels and whether it is monochrome (its
     /// 0/1 pixels then take the DC's text/background colours).
     pub pattern: Option<(Bits, bool)>,
+    /// DIB_PAL_COLORS: the pattern's colour table holds indexes into the
+    /// palette selected in the DC it draws on, resolved at each draw
+    /// (CreateDIBPatternBrushPt); the table stores the indexes.
+    pub pal_colors: bool,
 }
 
 /// A LOGFONTW, kept as given (GetObject returns it).
@@ -181,7 +200,7 @@ pub enum Object {
 impl Object {
     pub fn kind(&self) -> u32 {
         match self {
-            Object::Pen(p) if p.ext => obj::EXTPEN,
+            Object::Pen(p) if p.ext.is_some() => obj::EXTPEN,
             Object::Pen(_) => obj::PEN,
             Object::Brush(_) => obj::BRUSH,
             Object::Font(_) => obj::FONT,
@@ -254,6 +273,7 @@ impl Gdi {
                 color: c,
                 hatch: 0,
                 pattern: None,
+                pal_colors: false,
             })
         };
         let pen = |style, c| {
@@ -261,7 +281,7 @@ impl Gdi {
                 style,
                 width: 1,
                 color: c,
-                ext: false,
+                ext: None,
             })
         };
         let font = |face: &str, h: i32, w: i32, weight: i32, pitch: u8| {
@@ -285,6 +305,7 @@ impl Gdi {
                 color: 0,
                 hatch: 0,
                 pattern: None,
+                pal_colors: false,
             }),
             pen(ps::SOLID, rgb(255, 255, 255)),
             pen(ps::SOLID, rgb(0, 0, 0)),

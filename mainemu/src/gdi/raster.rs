@@ -452,6 +452,7 @@ impl Canvas<'_> {
             }
         }
         let m = self.bits.raw_mask();
+        let (_, uses_pat) = rop3_uses(b.op);
         for j in 0..h {
             let yy = y + j;
             for i in 0..w {
@@ -461,7 +462,14 @@ impl Canvas<'_> {
                 }
                 let d = self.bits.get(xx, yy);
                 let s = srcv.get((j * w + i) as usize).copied().unwrap_or(0);
-                let p = brush.at(xx, yy).unwrap_or(0);
+                // A pattern pixel that is None (a hatch's background in
+                // TRANSPARENT mode, a null brush) leaves the destination
+                // alone when the operation uses the pattern, as in Rectangle
+                // (SetBkMode: the mode applies to hatched brushes; Wine's
+                // dibdrv masks those pixels out of PatBlt the same way).
+                let Some(p) = brush.at(xx, yy).or((!uses_pat).then_some(0)) else {
+                    continue;
+                };
                 self.bits.set(xx, yy, rop3(b.op, p, s, d) & m);
             }
         }

@@ -73,3 +73,53 @@ pub fn process_with_c(
     let p = mainemu::process::Process::with_setup(&bytes, setup).unwrap();
     Some((p, c))
 }
+
+/// Runs the rows of `survey/MANIFEST` whose expected run takes at most
+/// `max_dispatches` under l0 and l1, each in its own C:; returns how many
+/// rows ran and every complaint (a row not as expected, l1's summary not
+/// l0's). `None` (with a skip line) without ../shared/win32-real.
+pub fn wine_sample(manifest: &str, max_dispatches: u64) -> Option<(usize, Vec<String>)> {
+    use mainemu::run::Arm;
+    use mainemu::survey::{load, row_dir, run_case, Verdict};
+    let real = win32_real()?;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("survey")
+        .join(manifest);
+    let m = load(&path).unwrap();
+    let dir = path.parent().unwrap();
+    let budget = m.budget.unwrap();
+    let top = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    let mut sampled = 0;
+    for (i, c) in m.cases.iter().enumerate() {
+        if c.dispatches.unwrap_or(u64::MAX) > max_dispatches {
+            continue;
+        }
+        sampled += 1;
+        let mut sums = Vec::new();
+        for (k, arm) in [Arm::L0, Arm::L1].into_iter().enumerate() {
+            let d = row_dir(&m, &top.path().join(format!("arm{k}")), i).unwrap();
+            match run_case(dir, &real, &d, c, arm, budget) {
+                Ok(g) => {
+                    if g.verdict != Verdict::Passed {
+                        failures.push(format!(
+                            "{} ({arm:?}): {}",
+                            c.program,
+                            g.complaints.join("; ")
+                        ));
+                    }
+                    sums.push(g.summary);
+                }
+                Err(e) => failures.push(format!("{} ({arm:?}): {e}", c.program)),
+            }
+        }
+        if sums.len() == 2 && sums[0] != sums[1] {
+            failures.push(format!("l1 differs from l0:\n  {}\n  {}", sums[0], sums[1]));
+        }
+    }
+    eprintln!(
+        "{manifest} sample: {sampled} of {} exes under l0 and l1",
+        m.cases.len()
+    );
+    Some((sampled, failures))
+}

@@ -10,14 +10,14 @@ use super::markdown::{arm_cell, arm_labels, null_band_line, timing_cells, TIMING
 use super::{ProgramResult, Status, SweepReport};
 use std::fmt::Write as _;
 
-fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
 }
 
-const STYLE: &str = "body{font-family:sans-serif;font-size:13px;margin:16px}\
+pub(super) const STYLE: &str = "body{font-family:sans-serif;font-size:13px;margin:16px}\
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px;vertical-align:top;text-align:left}\
 th{background:#f0f0f0;white-space:nowrap}th.s::after{content:' \\21C5';color:#999}\
 tr.exact td.st{background:#e8f5e9}tr.diverged td.st{background:#ffebee}tr.failed td.st{background:#fff3e0}\

@@ -9,6 +9,7 @@
 
 pub mod html;
 pub mod markdown;
+pub mod win32;
 
 use crate::bisect::Divergence;
 use crate::state::State;
