@@ -135,6 +135,58 @@ impl Machine {
             self.mem.write8(a, v);
         }
     }
+
+    // Wide accesses off the conventional-RAM path, out of line like the
+    // byte ones: extended memory (DPMI programs' code, data and stacks,
+    // VBE linear frame buffers) in one go when every byte is RAM above
+    // 1 MiB and the A20 mask keeps them contiguous; anything else byte by
+    // byte, ascending, as the trait's defaults do.
+
+    /// A word read at `addr` (A20-masked `a`) not below the VGA window.
+    #[inline(never)]
+    fn read16_high(&mut self, addr: u32, a: u32) -> u16 {
+        if self.mem.mask(addr.wrapping_add(1)) == a.wrapping_add(1) {
+            if let Some(b) = self.mem.read_ext::<2>(a) {
+                return u16::from_le_bytes(b);
+            }
+        }
+        self.read8(addr) as u16 | (self.read8(addr.wrapping_add(1)) as u16) << 8
+    }
+
+    /// A dword read at `addr` (A20-masked `a`) not below the VGA window.
+    #[inline(never)]
+    fn read32_high(&mut self, addr: u32, a: u32) -> u32 {
+        if self.mem.mask(addr.wrapping_add(3)) == a.wrapping_add(3) {
+            if let Some(b) = self.mem.read_ext::<4>(a) {
+                return u32::from_le_bytes(b);
+            }
+        }
+        self.read16(addr) as u32 | (self.read16(addr.wrapping_add(2)) as u32) << 16
+    }
+
+    /// A word write at `addr` (A20-masked `a`) not below the VGA window.
+    #[inline(never)]
+    fn write16_high(&mut self, addr: u32, a: u32, v: u16) {
+        if self.mem.mask(addr.wrapping_add(1)) == a.wrapping_add(1)
+            && self.mem.write_ext(a, v.to_le_bytes())
+        {
+            return;
+        }
+        self.write8(addr, v as u8);
+        self.write8(addr.wrapping_add(1), (v >> 8) as u8);
+    }
+
+    /// A dword write at `addr` (A20-masked `a`) not below the VGA window.
+    #[inline(never)]
+    fn write32_high(&mut self, addr: u32, a: u32, v: u32) {
+        if self.mem.mask(addr.wrapping_add(3)) == a.wrapping_add(3)
+            && self.mem.write_ext(a, v.to_le_bytes())
+        {
+            return;
+        }
+        self.write16(addr, v as u16);
+        self.write16(addr.wrapping_add(2), (v >> 16) as u16);
+    }
 }
 
 /// Linear address of a real-mode segment:offset.
@@ -177,7 +229,7 @@ impl Bus for Machine {
         if a < VGA_START - 1 {
             return self.mem.read16_low(a);
         }
-        self.read8(addr) as u16 | (self.read8(addr.wrapping_add(1)) as u16) << 8
+        self.read16_high(addr, a)
     }
 
     #[inline(always)]
@@ -186,7 +238,7 @@ impl Bus for Machine {
         if a < VGA_START - 3 {
             return self.mem.read32_low(a);
         }
-        self.read16(addr) as u32 | (self.read16(addr.wrapping_add(2)) as u32) << 16
+        self.read32_high(addr, a)
     }
 
     #[inline(always)]
@@ -196,8 +248,7 @@ impl Bus for Machine {
             self.mem.write16_low(a, v);
             return;
         }
-        self.write8(addr, v as u8);
-        self.write8(addr.wrapping_add(1), (v >> 8) as u8);
+        self.write16_high(addr, a, v);
     }
 
     #[inline(always)]
@@ -207,8 +258,7 @@ impl Bus for Machine {
             self.mem.write32_low(a, v);
             return;
         }
-        self.write16(addr, v as u16);
-        self.write16(addr.wrapping_add(2), (v >> 16) as u16);
+        self.write32_high(addr, a, v);
     }
 
     fn io_read(&mut self, port: u16, w: Width, now: u64) -> u32 {
