@@ -273,3 +273,68 @@ impl Bus for Machine {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memory::RAM_SIZE;
+
+    /// The wide accesses above the conventional-RAM fast path (extended
+    /// memory in one go, anything else byte by byte) read, write and log
+    /// code-page bytes exactly as the byte accesses do: at the VGA window,
+    /// ROM, the 1 MiB line under both A20 states, the end of RAM and the
+    /// top of the address space.
+    #[test]
+    fn wide_accesses_above_conventional_ram_equal_bytes() {
+        let addrs = [
+            0x9_FFFE,
+            0xB_FFFE,
+            0xE_FFFE,
+            0xF_FFFD,
+            0xF_FFFE,
+            0x10_0000,
+            0x10_0FFE,
+            0x1F_FFFE,
+            0x1F_FFFD,
+            0x20_0001,
+            0x2F_FFFE,
+            RAM_SIZE as u32 - 4,
+            RAM_SIZE as u32 - 2,
+            RAM_SIZE as u32 - 1,
+            0xFFFF_FFFE,
+        ];
+        for a20 in [false, true] {
+            for &addr in &addrs {
+                let mut wide = Machine::new();
+                let mut bytes = Machine::new();
+                for m in [&mut wide, &mut bytes] {
+                    m.mem.set_a20(a20);
+                    for page in [0x9F, 0xFF, 0x100, 0x1FF, 0x200, 0xFFF] {
+                        m.mem.set_code_page(page, true);
+                    }
+                }
+                let v = 0x8765_4321u32 ^ addr;
+                wide.write32(addr, v);
+                wide.write16(addr.wrapping_add(5), v as u16);
+                for i in 0..4 {
+                    bytes.write8(addr.wrapping_add(i), (v >> (8 * i)) as u8);
+                }
+                bytes.write8(addr.wrapping_add(5), v as u8);
+                bytes.write8(addr.wrapping_add(6), (v >> 8) as u8);
+                let r32 = (0..4).fold(0u32, |x, i| {
+                    x | (bytes.read8(addr.wrapping_add(i)) as u32) << (8 * i)
+                });
+                let r16 = bytes.read8(addr.wrapping_add(5)) as u16
+                    | (bytes.read8(addr.wrapping_add(6)) as u16) << 8;
+                assert_eq!(wide.read32(addr), r32, "read32 {addr:#X} a20 {a20}");
+                assert_eq!(wide.read16(addr.wrapping_add(5)), r16, "read16 {addr:#X}");
+                assert_eq!(
+                    wide.mem.take_code_writes(),
+                    bytes.mem.take_code_writes(),
+                    "code-page log {addr:#X} a20 {a20}"
+                );
+                assert!(wide.mem.ram() == bytes.mem.ram(), "RAM {addr:#X} a20 {a20}");
+            }
+        }
+    }
+}
