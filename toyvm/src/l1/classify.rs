@@ -76,8 +76,8 @@ fn reg_dst<B>(op: &Op<B>) -> bool {
 /// POP to memory (SP moves before the destination check), PUSHA/POPA, ENTER,
 /// LEAVE (SP before the read), far CALL (two pushes), RETF (two pops), RET
 /// with a 32-bit operand size (SP moves before the #GP target check), LOOPcc
-/// with a 32-bit operand size (CX moves before the #GP target check), the x87
-/// escape (FPU internals), and the control-register, LMSW and stop handlers
+/// with a 32-bit operand size (CX moves before the #GP target check), and the
+/// control-register, LMSW and stop handlers
 /// (they may answer `Flow::Stop`, which restores the snapshot). Those keep the
 /// snapshot (`exec::run_op`). `toyvm/tests/l1_safe.rs` checks the audit on
 /// random encodings and states.
@@ -91,7 +91,15 @@ pub fn classify<B>(ins: &Instruction, op: &Op<B>, hostcall: bool) -> u16 {
     let m = ins.mnemonic();
     let mut c = 0u16;
     if op.x87.is_some() {
-        return X87;
+        // SAFE: the escape's handler (`h_fpu`) writes no register, segment,
+        // IP or flag before a fault. #NM is checked first; the FPU raises
+        // only memory faults, before touching anything a snapshot covers;
+        // EAX is written only by FSTSW AX (no memory operand, cannot
+        // fault), the flags only by the Pentium model's FCMOV/FCOMI forms
+        // (no memory operand either). The FPU's own state is in neither
+        // snapshot: `Fpu::execute` leaves it unchanged on a fault, on every
+        // path alike. Not PURE: it writes FPU state (no spin fold).
+        return SAFE | X87;
     }
     match ins.flow_control() {
         FlowControl::Next => {}
@@ -186,11 +194,18 @@ pub fn iced_in(bytes: &[u8; MAX_LEN], ip: u32, code32: bool) -> Instruction {
 /// segment, control or debug register, stack ops, near branches, calls and
 /// returns, string ops that touch no port, bit ops, conversions. Everything
 /// else (segment loads, far transfers, INT/IRET, IF and IOPL-sensitive
-/// instructions, ports, descriptor-table and system instructions, x87, SSE,
-/// the undecodable) keeps the full snapshot.
+/// instructions, ports, descriptor-table and system instructions, SSE,
+/// the undecodable) keeps the full snapshot. The x87 escape is light: it
+/// changes the FPU, EAX, the flags and memory only.
 pub fn pm_light<B>(ins: &Instruction, op: &Op<B>, class: u16) -> bool {
-    if class & (INVALID | X87 | HOSTCALL | IO | IFCHG | SHADOW) != 0 || op.x87.is_some() {
+    if class & (INVALID | HOSTCALL | IO | IFCHG | SHADOW) != 0 {
         return false;
+    }
+    if class & X87 != 0 || op.x87.is_some() {
+        // The escape changes the FPU, EAX (FSTSW AX), the flags (the
+        // Pentium model's FCOMI/FCMOV) and memory, and nothing before a
+        // fault (see `classify`'s audit): the small snapshot covers it.
+        return class & X87 != 0 && op.x87.is_some();
     }
     if matches!(op.dst, Opnd::Sreg(_)) || matches!(op.src, Opnd::Sreg(_)) {
         return false;

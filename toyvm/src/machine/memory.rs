@@ -178,6 +178,37 @@ impl Memory {
         self.log_code_span(a, 4);
     }
 
+    /// Reads `N` bytes of extended memory at an (already A20-masked) `a`
+    /// when all of them are installed RAM at and above 1 MiB, contiguous
+    /// under the A20 mask (the caller checks `mask(addr + N - 1) == a + N -
+    /// 1`): what `N` [`Memory::read8`] calls read. `None` otherwise.
+    #[inline(always)]
+    pub fn read_ext<const N: usize>(&self, a: u32) -> Option<[u8; N]> {
+        let i = a as usize;
+        if a >= 0x10_0000 && i + N <= RAM_SIZE {
+            let mut b = [0u8; N];
+            b.copy_from_slice(&self.ram[i..i + N]);
+            Some(b)
+        } else {
+            None
+        }
+    }
+
+    /// Writes `N` bytes of extended memory as [`Memory::read_ext`] reads
+    /// them (all writable RAM), logging code-page bytes exactly as `N`
+    /// [`Memory::write8`] calls would; false (nothing written) otherwise.
+    #[inline(always)]
+    pub fn write_ext<const N: usize>(&mut self, a: u32, b: [u8; N]) -> bool {
+        let i = a as usize;
+        if a >= 0x10_0000 && i + N <= RAM_SIZE {
+            self.ram[i..i + N].copy_from_slice(&b);
+            self.log_code_span(a, N as u32);
+            true
+        } else {
+            false
+        }
+    }
+
     /// Logs the bytes `a..a + n` that lie in code pages, in address order.
     #[inline(always)]
     fn log_code_span(&mut self, a: u32, n: u32) {

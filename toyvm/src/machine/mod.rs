@@ -135,6 +135,58 @@ impl Machine {
             self.mem.write8(a, v);
         }
     }
+
+    // Wide accesses off the conventional-RAM path, out of line like the
+    // byte ones: extended memory (DPMI programs' code, data and stacks,
+    // VBE linear frame buffers) in one go when every byte is RAM above
+    // 1 MiB and the A20 mask keeps them contiguous; anything else byte by
+    // byte, ascending, as the trait's defaults do.
+
+    /// A word read at `addr` (A20-masked `a`) not below the VGA window.
+    #[inline(never)]
+    fn read16_high(&mut self, addr: u32, a: u32) -> u16 {
+        if self.mem.mask(addr.wrapping_add(1)) == a.wrapping_add(1) {
+            if let Some(b) = self.mem.read_ext::<2>(a) {
+                return u16::from_le_bytes(b);
+            }
+        }
+        self.read8(addr) as u16 | (self.read8(addr.wrapping_add(1)) as u16) << 8
+    }
+
+    /// A dword read at `addr` (A20-masked `a`) not below the VGA window.
+    #[inline(never)]
+    fn read32_high(&mut self, addr: u32, a: u32) -> u32 {
+        if self.mem.mask(addr.wrapping_add(3)) == a.wrapping_add(3) {
+            if let Some(b) = self.mem.read_ext::<4>(a) {
+                return u32::from_le_bytes(b);
+            }
+        }
+        self.read16(addr) as u32 | (self.read16(addr.wrapping_add(2)) as u32) << 16
+    }
+
+    /// A word write at `addr` (A20-masked `a`) not below the VGA window.
+    #[inline(never)]
+    fn write16_high(&mut self, addr: u32, a: u32, v: u16) {
+        if self.mem.mask(addr.wrapping_add(1)) == a.wrapping_add(1)
+            && self.mem.write_ext(a, v.to_le_bytes())
+        {
+            return;
+        }
+        self.write8(addr, v as u8);
+        self.write8(addr.wrapping_add(1), (v >> 8) as u8);
+    }
+
+    /// A dword write at `addr` (A20-masked `a`) not below the VGA window.
+    #[inline(never)]
+    fn write32_high(&mut self, addr: u32, a: u32, v: u32) {
+        if self.mem.mask(addr.wrapping_add(3)) == a.wrapping_add(3)
+            && self.mem.write_ext(a, v.to_le_bytes())
+        {
+            return;
+        }
+        self.write16(addr, v as u16);
+        self.write16(addr.wrapping_add(2), (v >> 16) as u16);
+    }
 }
 
 /// Linear address of a real-mode segment:offset.
@@ -177,7 +229,7 @@ impl Bus for Machine {
         if a < VGA_START - 1 {
             return self.mem.read16_low(a);
         }
-        self.read8(addr) as u16 | (self.read8(addr.wrapping_add(1)) as u16) << 8
+        self.read16_high(addr, a)
     }
 
     #[inline(always)]
@@ -186,7 +238,7 @@ impl Bus for Machine {
         if a < VGA_START - 3 {
             return self.mem.read32_low(a);
         }
-        self.read16(addr) as u32 | (self.read16(addr.wrapping_add(2)) as u32) << 16
+        self.read32_high(addr, a)
     }
 
     #[inline(always)]
@@ -196,8 +248,7 @@ impl Bus for Machine {
             self.mem.write16_low(a, v);
             return;
         }
-        self.write8(addr, v as u8);
-        self.write8(addr.wrapping_add(1), (v >> 8) as u8);
+        self.write16_high(addr, a, v);
     }
 
     #[inline(always)]
@@ -207,8 +258,7 @@ impl Bus for Machine {
             self.mem.write32_low(a, v);
             return;
         }
-        self.write16(addr, v as u16);
-        self.write16(addr.wrapping_add(2), (v >> 16) as u16);
+        self.write32_high(addr, a, v);
     }
 
     fn io_read(&mut self, port: u16, w: Width, now: u64) -> u32 {
@@ -220,6 +270,71 @@ impl Bus for Machine {
         self.attention = true;
         if A20_PORTS.contains(&port) {
             self.sync_a20();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memory::RAM_SIZE;
+
+    /// The wide accesses above the conventional-RAM fast path (extended
+    /// memory in one go, anything else byte by byte) read, write and log
+    /// code-page bytes exactly as the byte accesses do: at the VGA window,
+    /// ROM, the 1 MiB line under both A20 states, the end of RAM and the
+    /// top of the address space.
+    #[test]
+    fn wide_accesses_above_conventional_ram_equal_bytes() {
+        let addrs = [
+            0x9_FFFE,
+            0xB_FFFE,
+            0xE_FFFE,
+            0xF_FFFD,
+            0xF_FFFE,
+            0x10_0000,
+            0x10_0FFE,
+            0x1F_FFFE,
+            0x1F_FFFD,
+            0x20_0001,
+            0x2F_FFFE,
+            RAM_SIZE as u32 - 4,
+            RAM_SIZE as u32 - 2,
+            RAM_SIZE as u32 - 1,
+            0xFFFF_FFFE,
+        ];
+        for a20 in [false, true] {
+            for &addr in &addrs {
+                let mut wide = Machine::new();
+                let mut bytes = Machine::new();
+                for m in [&mut wide, &mut bytes] {
+                    m.mem.set_a20(a20);
+                    for page in [0x9F, 0xFF, 0x100, 0x1FF, 0x200, 0xFFF] {
+                        m.mem.set_code_page(page, true);
+                    }
+                }
+                let v = 0x8765_4321u32 ^ addr;
+                wide.write32(addr, v);
+                wide.write16(addr.wrapping_add(5), v as u16);
+                for i in 0..4 {
+                    bytes.write8(addr.wrapping_add(i), (v >> (8 * i)) as u8);
+                }
+                bytes.write8(addr.wrapping_add(5), v as u8);
+                bytes.write8(addr.wrapping_add(6), (v >> 8) as u8);
+                let r32 = (0..4).fold(0u32, |x, i| {
+                    x | (bytes.read8(addr.wrapping_add(i)) as u32) << (8 * i)
+                });
+                let r16 = bytes.read8(addr.wrapping_add(5)) as u16
+                    | (bytes.read8(addr.wrapping_add(6)) as u16) << 8;
+                assert_eq!(wide.read32(addr), r32, "read32 {addr:#X} a20 {a20}");
+                assert_eq!(wide.read16(addr.wrapping_add(5)), r16, "read16 {addr:#X}");
+                assert_eq!(
+                    wide.mem.take_code_writes(),
+                    bytes.mem.take_code_writes(),
+                    "code-page log {addr:#X} a20 {a20}"
+                );
+                assert!(wide.mem.ram() == bytes.mem.ram(), "RAM {addr:#X} a20 {a20}");
+            }
         }
     }
 }

@@ -264,8 +264,22 @@ impl<B: Bus> FpuMem<'_, B> {
 impl<B: Bus> FpuMemory for FpuMem<'_, B> {
     fn read(&mut self, disp: u32, buf: &mut [u8]) -> Result<(), Exception> {
         let a = self.lin(disp, buf.len(), self.end)?;
-        for (i, b) in buf.iter_mut().enumerate() {
-            *b = self.bus.read8(a.wrapping_add(i as u32));
+        // In dwords, then a word, then a byte: the bus's wide accesses are
+        // its bytes in ascending order (the `Bus` contract), so this reads
+        // what a byte loop reads, with one translation per dword.
+        let mut i = 0;
+        while i + 4 <= buf.len() {
+            let v = self.bus.read32(a.wrapping_add(i as u32));
+            buf[i..i + 4].copy_from_slice(&v.to_le_bytes());
+            i += 4;
+        }
+        if i + 2 <= buf.len() {
+            let v = self.bus.read16(a.wrapping_add(i as u32));
+            buf[i..i + 2].copy_from_slice(&v.to_le_bytes());
+            i += 2;
+        }
+        if i < buf.len() {
+            buf[i] = self.bus.read8(a.wrapping_add(i as u32));
         }
         if self.bus.fault_pending() {
             return Err(Exception::PF);
@@ -278,8 +292,20 @@ impl<B: Bus> FpuMemory for FpuMem<'_, B> {
         if self.bus.fault_pending() {
             return Err(Exception::PF);
         }
-        for (i, b) in buf.iter().enumerate() {
-            self.bus.write8(a.wrapping_add(i as u32), *b);
+        // As `read`: the probe above made the whole span writable.
+        let mut i = 0;
+        while i + 4 <= buf.len() {
+            let v = u32::from_le_bytes([buf[i], buf[i + 1], buf[i + 2], buf[i + 3]]);
+            self.bus.write32(a.wrapping_add(i as u32), v);
+            i += 4;
+        }
+        if i + 2 <= buf.len() {
+            let v = u16::from_le_bytes([buf[i], buf[i + 1]]);
+            self.bus.write16(a.wrapping_add(i as u32), v);
+            i += 2;
+        }
+        if i < buf.len() {
+            self.bus.write8(a.wrapping_add(i as u32), buf[i]);
         }
         Ok(())
     }

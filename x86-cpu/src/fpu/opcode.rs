@@ -6,6 +6,7 @@
 //! byte from the decoded memory operand. It must not execute anything.
 
 use iced_x86::{Code, Instruction, Register};
+use std::sync::OnceLock;
 
 /// How the second opcode byte of an x87 instruction is formed.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -20,7 +21,18 @@ pub enum OpcodeForm {
 
 /// The low three bits of the first opcode byte (D8-DF) and the form of the
 /// second byte, for every x87 code iced can decode in the D8-DF space.
+///
+/// Every x87 instruction asks twice (the #UD check and FOP), so the answer
+/// is [`encoding_of`] tabulated once per code: an index instead of a match
+/// over a few hundred sparse codes.
+#[inline]
 pub fn encoding(code: Code) -> Option<(u8, OpcodeForm)> {
+    static TABLE: OnceLock<Vec<Option<(u8, OpcodeForm)>>> = OnceLock::new();
+    TABLE.get_or_init(|| Code::values().map(encoding_of).collect())[code as usize]
+}
+
+/// [`encoding`], computed.
+fn encoding_of(code: Code) -> Option<(u8, OpcodeForm)> {
     match code {
         Code::Fadd_m32fp => Some((0, OpcodeForm::Memory(0))),
         Code::Fmul_m32fp => Some((0, OpcodeForm::Memory(1))),
