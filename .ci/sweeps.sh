@@ -12,8 +12,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p out
 
-# The README's main command (built-in corpus, arms l1,only-naive).
-cargo run --release -p oracle -- sweep --json out/sweep.json --html out/sweep.html
+# The README's main command (built-in corpus, arms l1,only-naive), run from
+# the binary `cargo test --workspace --release` just built: `cargo run -p
+# oracle` would build toyvm, mainemu and jit again without the dev-dependency
+# features the test build unified in (minutes of CI for the same code).
+./target/release/oracle sweep --json out/sweep.json --html out/sweep.html
 
 # The @wasm arms (docs/wasm.md): the built-in corpus with the VM compiled to
 # wasm32-wasip1 under wasmtime, Cranelift and Winch, exact against native l1.
