@@ -1,6 +1,7 @@
 //! kernel32's named pipes, overlapped pipe reads, I/O completion ports,
 //! DuplicateHandle and CreateProcess (which finds the program in the guest's
-//! drives but does not run it).
+//! drives and runs it as a child process inside the call; `cmd`/`cmd.exe`
+//! is the built-in shell of `kernel32::cmd`).
 //!
 //! Owns: the server ends of named pipes (`\\.\pipe\NAME`, inbound byte
 //! pipes, one instance each), their pending ConnectNamedPipe and overlapped
@@ -9,9 +10,9 @@
 //! no host threads, no host time; GetQueuedCompletionStatus on an empty
 //! port waits on the guest clock like the other waits.
 //!
-//! Child processes are not modelled: CreateProcess of a program that exists
-//! in the guest's drives stops the run with a named report; a program found
-//! nowhere gives ERROR_FILE_NOT_FOUND as on Windows.
+//! A child runs to its end inside CreateProcess (a second `Process`, arm
+//! l0, nesting at most 8); a program found nowhere gives
+//! ERROR_FILE_NOT_FOUND as on Windows.
 
 use super::sync::{deadline, WAIT_TIMEOUT};
 use crate::dll::{Env, Ret};
@@ -616,8 +617,8 @@ pub fn find_program(
 
 /// CreateProcess: finds the program as Windows does (the exe's directory,
 /// the current one, C:\windows\system32, C:\windows, PATH; `.exe` added to
-/// a name without one) in the guest's drives. Found: the run stops (child
-/// processes are not modelled); not found: ERROR_FILE_NOT_FOUND.
+/// a name without one) in the guest's drives and runs it to its end; `cmd`
+/// is the built-in shell; not found: ERROR_FILE_NOT_FOUND.
 fn create_process(env: &mut Env, app: u32, cmd: u32, wide: bool, si: u32, pi: u32) -> Ret {
     let app_s = if app == 0 {
         None
