@@ -103,8 +103,8 @@ pub fn invocation(cmdline: &str) -> Option<(String, bool)> {
             None => return None,
         }
         // The switch and any `:value` up to the next blank or switch.
-        let end = sw[1..].find([' ', '\t', '/']).map_or(sw.len(), |i| i + 1);
-        rest = &sw[end..];
+        let after = ch.as_str();
+        rest = &after[after.find([' ', '\t', '/']).unwrap_or(after.len())..];
     }
 }
 
@@ -389,10 +389,23 @@ pub fn run(env: &mut Env, cmdline: &str, out: u32, err: u32, stdin: &[u8]) -> Re
     let text = strip_quotes(&text, s, &|p| {
         super::pipe::find_program(env, None, p).is_some()
     });
+    if NESTED.with(|n| n.get()) >= MAX_NESTED {
+        say(env, err, "mainemu's built-in cmd: cmd nested too deeply");
+        return Ok(1);
+    }
     let saved = env.drives.cwd();
+    NESTED.with(|n| n.set(n.get() + 1));
     let r = run_line(env, &text, Io { out, err }, stdin);
+    NESTED.with(|n| n.set(n.get() - 1));
     env.drives.set_cwd(&saved).ok();
     r
+}
+
+/// How deep `cmd /c cmd /c ...` may nest (each level is a host call).
+const MAX_NESTED: u32 = 16;
+
+thread_local! {
+    static NESTED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 fn run_line(env: &mut Env, text: &str, io: Io, stdin: &[u8]) -> Result<u32, Ret> {
@@ -854,6 +867,28 @@ mod tests {
             parse("&& x").unwrap_err().message,
             "&& was unexpected at this time."
         );
+    }
+
+    /// Every parser entry on lines built from the characters that matter
+    /// (and non-ASCII ones): no panic.
+    #[test]
+    fn parsers_never_panic() {
+        let alphabet: Vec<char> = "ab /cks\"^&|<>12%@.\té€ ".chars().collect();
+        let mut x: u32 = 1;
+        for _ in 0..20_000 {
+            let mut line = String::new();
+            for _ in 0..(x % 13) {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                line.push(alphabet[(x >> 16) as usize % alphabet.len()]);
+            }
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let _ = parse(&line);
+            let _ = invocation(&line);
+            let _ = strip_quotes(&line, x & 1 == 0, &|_| true);
+            let _ = expand(&line, &|_| Some("v".into()));
+            let (_, rest) = command_word(&line);
+            let _ = words(rest);
+        }
     }
 
     #[test]
