@@ -280,3 +280,120 @@ fn crt_helpers_through_thunks() {
     let e = c(&mut p, "msvcrt.dll", "_errno", &[]);
     assert_eq!(p.env.mem.peek_u32(e), Some(0));
 }
+
+/// Runs `exe` with `args` and C: on `c` under `arm`: (summary, stdout, stderr).
+fn run_in(
+    exe: &std::path::Path,
+    args: &[&str],
+    c: &std::path::Path,
+    arm: mainemu::run::Arm,
+) -> (mainemu::run::Summary, Vec<u8>, Vec<u8>) {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let mut setup =
+        mainemu::process::Setup::for_program(exe, &args, &[('C', c.to_path_buf())], &[]).unwrap();
+    setup.stdin = Box::new(std::io::empty());
+    let mut p = Process::with_setup(&std::fs::read(exe).unwrap(), setup).unwrap();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let s = mainemu::run::run_arm(&mut p, arm, 50_000_000, &mut |k, b| {
+        if k == 2 { &mut err } else { &mut out }.extend_from_slice(b)
+    });
+    (s, out, err)
+}
+
+/// The built-in cmd.exe (`kernel32::cmd`) through CreateProcess with the
+/// child's stdout and stderr in a pipe (tests/programs/shell.c prints the
+/// bytes it read, escaped, and the exit code), then system() and _popen();
+/// l0 and l1 the same.
+#[test]
+fn builtin_cmd_through_create_process() {
+    use mainemu::run::{Arm, Ending};
+    let Some(dir) = common::programs() else {
+        return;
+    };
+    let exe = dir.join("shell.exe");
+    let lines = [
+        "cmd /c echo hi > out.txt && type out.txt",
+        "cmd /c nosuch arg",
+        "cmd /c echo hi >",
+        "cmd /c type missing.txt || echo fallback",
+        "C:\\Windows\\System32\\CMD.EXE /s /c \"mkdir d\\e && copy out.txt d\\e && type d\\e\\out.txt & exit /b 7\"",
+    ];
+    let want = concat!(
+        "[cmd /c echo hi > out.txt && type out.txt] exit 0: \"hi  \\r\\n\"\n",
+        "[cmd /c nosuch arg] exit 9009: \"'nosuch' is not recognized as an internal or external command,\\r\\noperable program or batch file.\\r\\n\"\n",
+        "[cmd /c echo hi >] exit 255: \"The syntax of the command is incorrect.\\r\\n\"\n",
+        "[cmd /c type missing.txt || echo fallback] exit 0: \"The system cannot find the file specified.\\r\\nfallback\\r\\n\"\n",
+        "[C:\\Windows\\System32\\CMD.EXE /s /c \"mkdir d\\e && copy out.txt d\\e && type d\\e\\out.txt & exit /b 7\"] exit 7: \"        1 file(s) copied.\\r\\nhi  \\r\\n\"\n",
+    );
+    let mut sums = Vec::new();
+    for arm in [Arm::L0, Arm::L1] {
+        let c = tempfile::tempdir().unwrap();
+        let (s, out, err) = run_in(&exe, &lines, c.path(), arm);
+        assert_eq!(s.ending, Ending::Exit { code: 0 }, "{arm:?}");
+        assert_eq!(String::from_utf8_lossy(&out), want, "{arm:?}");
+        assert!(err.is_empty());
+        assert_eq!(
+            std::fs::read(c.path().join("out.txt")).unwrap(),
+            b"hi  \r\n"
+        );
+        assert_eq!(
+            std::fs::read(c.path().join("d/e/out.txt")).unwrap(),
+            b"hi  \r\n"
+        );
+        // system() and _popen() go through cmd too; the unknown program's
+        // message goes to the console's stderr.
+        let c2 = tempfile::tempdir().unwrap();
+        let (s2, out2, err2) = run_in(&exe, &[], c2.path(), arm);
+        assert_eq!(s2.ending, Ending::Exit { code: 0 });
+        assert_eq!(
+            String::from_utf8_lossy(&out2),
+            "sys \r\nsystem: 0\nsystem missing: 9009\npopen read 5: sys \npclose: 0\n"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&err2),
+            "'nosuch' is not recognized as an internal or external command,\r\noperable program or batch file.\r\n"
+        );
+        sums.push((s.dispatches, s2.dispatches));
+    }
+    assert_eq!(sums[0], sums[1], "l0 and l1 dispatches");
+}
+
+/// ninja builds an edge whose rule is `cmd /c ...` (the built-in cmd
+/// writes the output and prints through ninja's pipe) under l0 and l1 with
+/// the same dispatch count.
+#[test]
+fn ninja_builds_a_cmd_rule() {
+    use mainemu::run::{Arm, Ending};
+    let Some(real) = common::win32_real() else {
+        return;
+    };
+    let ninja = real.join("ninja-1.13.2/ninja.exe");
+    let mut runs = Vec::new();
+    for arm in [Arm::L0, Arm::L1] {
+        let c = tempfile::tempdir().unwrap();
+        std::fs::write(
+            c.path().join("build.ninja"),
+            "rule cp\n  command = cmd /c copy $in $out && echo made $out >> $out\n  description = CP $out\nbuild out.txt: cp in.txt\n",
+        )
+        .unwrap();
+        std::fs::write(c.path().join("in.txt"), "hi\n").unwrap();
+        let (s, out, err) = run_in(&ninja, &[], c.path(), arm);
+        assert_eq!(
+            s.ending,
+            Ending::Exit { code: 0 },
+            "{arm:?}: {}",
+            String::from_utf8_lossy(&out)
+        );
+        assert_eq!(
+            std::fs::read(c.path().join("out.txt")).unwrap(),
+            b"hi\nmade out.txt \r\n"
+        );
+        runs.push((s.dispatches, out, err));
+    }
+    eprintln!(
+        "ninja cmd rule: {} dispatches, stdout {:?}",
+        runs[0].0,
+        String::from_utf8_lossy(&runs[0].1)
+    );
+    assert_eq!(runs[0], runs[1], "l0 and l1 differ");
+}

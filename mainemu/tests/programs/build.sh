@@ -17,7 +17,7 @@ build() { # name, then extra args
     "$@"
   fi
 }
-for p in hello cmdline heap fileio files crtio threads seh smc compute; do
+for p in hello cmdline heap fileio files crtio threads seh smc compute shell; do
   build $p.exe $cc -O1 -s -o "$out/$p.exe" "$src/$p.c"
 done
 # GUI programs (docs/mainemu-gui.md): console subsystem, so they print what they drew.

@@ -789,8 +789,8 @@ crate::dll! { "(crt stdlib)";
     cdecl fn _getmbcp(env) -> i32 { 0 }
     cdecl fn _setmbcp(env, cp: i32) -> i32 { if cp == 0 || cp == -3 || cp == -4 || cp == 1252 || cp == 437 { 0 } else { fd::set_errno(env, errno::EINVAL); -1 } }
     cdecl fn _getpid(env) -> u32 { crate::process::PROCESS_ID }
-    cdecl fn system(env, cmd: u32) -> i32 { if cmd == 0 { 0 } else { fd::set_errno(env, errno::ENOENT); -1 } }
-    cdecl fn _wsystem(env, cmd: u32) -> i32 { if cmd == 0 { 0 } else { fd::set_errno(env, errno::ENOENT); -1 } }
+    cdecl fn system(env, cmd: u32) -> Ret { super::spawn::system(env, cmd, false) }
+    cdecl fn _wsystem(env, cmd: u32) -> Ret { super::spawn::system(env, cmd, true) }
     cdecl fn _lock(env, n: u32) {}
     cdecl fn _unlock(env, n: u32) {}
     cdecl fn _initterm(env, start: u32, end: u32) -> Ret {

@@ -6,11 +6,11 @@
 //! code, _P_NOWAIT/_P_NOWAITO the process handle, _P_OVERLAY ends the
 //! caller with the child's code, _P_DETACH 0), errno and -1 on failure.
 //! Children run through kernel32's CreateProcess (inside the call, to their
-//! end). `_popen` has no cmd.exe to hand the command to: the command line
-//! is run directly as a program with its arguments (what `cmd /c` does with
-//! a plain program), its standard output captured in a pipe the returned
-//! stream reads. It must not start host processes; an environment block
-//! given to the `e` forms is not passed (children get the parent's).
+//! end). `_popen` and `system` hand their command to `cmd.exe /c` as the
+//! runtime does (kernel32's built-in cmd, `kernel32::cmd`), `_popen` with
+//! its standard output captured in a pipe the returned stream reads. It
+//! must not start host processes; an environment block given to the `e`
+//! forms is not passed (children get the parent's).
 
 use super::fd::{self, errno, oflag};
 use crate::dll::kernel32::pipe::{anon_pipe, create_process_str};
@@ -132,7 +132,7 @@ fn popen(env: &mut Env, cmd: u32, mode: u32, wide: bool) -> Ret {
     b[64..68].copy_from_slice(&env.std_handles[2].to_le_bytes());
     env.mem.poke(si, &b);
     let pi = env.alloc(16);
-    let res = create_process_str(env, None, Some(c), si, pi);
+    let res = create_process_str(env, None, Some(format!("cmd.exe /c {c}")), si, pi);
     let (hp, ht) = (
         env.mem.peek_u32(pi).unwrap_or(0),
         env.mem.peek_u32(pi + 4).unwrap_or(0),
@@ -163,6 +163,37 @@ fn popen(env: &mut Env, cmd: u32, mode: u32, wide: bool) -> Ret {
             let file = super::stdio::attach(env, fdn, true, false, None);
             env.crt.popen.insert(file, code);
             Ret::Value(file)
+        }
+        other => other,
+    }
+}
+
+/// system: `cmd.exe /c COMMAND`, its exit code; NULL asks whether a shell
+/// exists (it does).
+pub fn system(env: &mut Env, cmd: u32, wide: bool) -> Ret {
+    if cmd == 0 {
+        return Ret::Value(1);
+    }
+    let Some(c) = env.read_str(cmd, wide) else {
+        fd::set_errno(env, errno::EINVAL);
+        return Ret::Value(u32::MAX);
+    };
+    let pi = env.alloc(16);
+    let r = create_process_str(env, None, Some(format!("cmd.exe /c {c}")), 0, pi);
+    let (hp, ht) = (
+        env.mem.peek_u32(pi).unwrap_or(0),
+        env.mem.peek_u32(pi + 4).unwrap_or(0),
+    );
+    free(env, pi);
+    match r {
+        Ret::Value(0) => {
+            fd::set_errno(env, errno::ENOENT);
+            Ret::Value(u32::MAX)
+        }
+        Ret::Value(_) => {
+            crate::io::close(env, hp).ok();
+            crate::io::close(env, ht).ok();
+            Ret::Value(env.children.last().map_or(0, |c| c.2))
         }
         other => other,
     }

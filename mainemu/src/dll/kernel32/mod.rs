@@ -8,6 +8,7 @@ use crate::memory::MemError;
 
 pub mod actctx;
 pub mod atom;
+pub mod cmd;
 pub mod codepage;
 pub mod console;
 pub mod ctype;

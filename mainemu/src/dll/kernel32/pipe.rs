@@ -1,6 +1,7 @@
 //! kernel32's named pipes, overlapped pipe reads, I/O completion ports,
 //! DuplicateHandle and CreateProcess (which finds the program in the guest's
-//! drives but does not run it).
+//! drives and runs it as a child process inside the call; `cmd`/`cmd.exe`
+//! is the built-in shell of `kernel32::cmd`).
 //!
 //! Owns: the server ends of named pipes (`\\.\pipe\NAME`, inbound byte
 //! pipes, one instance each), their pending ConnectNamedPipe and overlapped
@@ -9,9 +10,9 @@
 //! no host threads, no host time; GetQueuedCompletionStatus on an empty
 //! port waits on the guest clock like the other waits.
 //!
-//! Child processes are not modelled: CreateProcess of a program that exists
-//! in the guest's drives stops the run with a named report; a program found
-//! nowhere gives ERROR_FILE_NOT_FOUND as on Windows.
+//! A child runs to its end inside CreateProcess (a second `Process`, arm
+//! l0, nesting at most 8); a program found nowhere gives
+//! ERROR_FILE_NOT_FOUND as on Windows.
 
 use super::sync::{deadline, WAIT_TIMEOUT};
 use crate::dll::{Env, Ret};
@@ -447,26 +448,26 @@ fn split_args(cmd: &str) -> Vec<String> {
 /// end, inside this call: a second `Process` on the same drives and
 /// environment, its own address space and guest clock (its dispatches are
 /// not the parent's), run on the plain interpreter for at most
-/// [`CHILD_BUDGET`] dispatches. Its console output goes to the
-/// STARTUPINFO's hStdOutput when STARTF_USESTDHANDLES is set (a pipe end,
-/// a file), else to the parent's console. The process handle is signaled
-/// and holds the exit code. A child that does not exit stops the run.
-fn run_child(
+/// [`CHILD_BUDGET`] dispatches, `stdin` as its console input. Its console
+/// output goes to `outs` (standard output, standard error: a pipe end, a
+/// file, the parent's console). Returns its exit code; a child that does
+/// not exit or cannot load stops the run.
+pub fn run_program(
     env: &mut Env,
     host: &std::path::Path,
     full: &str,
     cmdline: &str,
-    si: u32,
-    pi: u32,
-) -> Ret {
+    outs: [u32; 2],
+    stdin: Vec<u8>,
+) -> Result<u32, Ret> {
     if DEPTH.with(|d| d.get()) >= MAX_DEPTH {
-        return Ret::Stop(format!(
+        return Err(Ret::Stop(format!(
             "child process {full}: processes nested deeper than {MAX_DEPTH}"
-        ));
+        )));
     }
     let bytes = match std::fs::read(host) {
         Ok(b) => b,
-        Err(e) => return Ret::Value(env.fail(crate::files::io_error(&e), 0)),
+        Err(e) => return Err(Ret::Value(env.fail(crate::files::io_error(&e), 0))),
     };
     let mut argv = split_args(cmdline);
     if argv.is_empty() {
@@ -477,14 +478,14 @@ fn run_child(
         drives: env.drives.clone(),
         exe_path: full.to_string(),
         vars: env.vars.clone(),
-        stdin: Box::new(std::io::empty()),
+        stdin: Box::new(std::io::Cursor::new(stdin)),
     };
     let mut p = match crate::process::Process::with_setup(&bytes, setup) {
         Ok(p) => p,
         Err(e) => {
-            return Ret::Stop(format!(
+            return Err(Ret::Stop(format!(
                 "child process {full} (command line {cmdline:?}) cannot start: {e}"
-            ))
+            )))
         }
     };
     let mut out: Vec<(u8, Vec<u8>)> = Vec::new();
@@ -496,33 +497,45 @@ fn run_child(
     let code = match s.ending {
         crate::run::Ending::Exit { code } => code,
         e => {
-            return Ret::Stop(format!(
+            return Err(Ret::Stop(format!(
                 "child process {full} (command line {cmdline:?}) did not exit: {e:?} after {} dispatches",
                 s.dispatches
-            ))
+            )))
         }
     };
     env.children.push((full.to_string(), s.dispatches, code));
-    let flags = if si == 0 {
-        0
-    } else {
-        env.mem.peek_u32(si + 44).unwrap_or(0)
-    };
     for (k, b) in out {
-        let to = if flags & 0x100 != 0 {
-            // STARTF_USESTDHANDLES: hStdOutput, hStdError.
-            env.mem
-                .peek_u32(si + if k == 2 { 64 } else { 60 })
-                .unwrap_or(0)
-        } else {
-            env.std_handles[if k == 2 { 2 } else { 1 }]
-        };
+        let to = outs[if k == 2 { 1 } else { 0 }];
         crate::io::write(env, to, &b).ok();
         if let Some(Object::PipeEnd { buf, .. }) = env.handles.get(to) {
             let b = *buf;
             after_io(env, b);
         }
     }
+    Ok(code)
+}
+
+/// The standard output and error a child gets: the STARTUPINFO's
+/// hStdOutput/hStdError with STARTF_USESTDHANDLES, else the parent's.
+fn child_outs(env: &Env, si: u32) -> [u32; 2] {
+    let flags = if si == 0 {
+        0
+    } else {
+        env.mem.peek_u32(si + 44).unwrap_or(0)
+    };
+    if flags & 0x100 != 0 {
+        [
+            env.mem.peek_u32(si + 60).unwrap_or(0),
+            env.mem.peek_u32(si + 64).unwrap_or(0),
+        ]
+    } else {
+        [env.std_handles[1], env.std_handles[2]]
+    }
+}
+
+/// A child that ended with `code`: its process and thread handles, and
+/// PROCESS_INFORMATION at `pi`.
+fn child_ended(env: &mut Env, code: u32, pi: u32) -> Ret {
     let hp = env.handles.add(Object::Process(code));
     let ht = env.handles.add(Object::Other("child thread"));
     if pi != 0 {
@@ -537,10 +550,75 @@ fn run_child(
     Ret::Value(1)
 }
 
+/// Runs a found program as a child process (see [`run_program`]).
+fn run_child(
+    env: &mut Env,
+    host: &std::path::Path,
+    full: &str,
+    cmdline: &str,
+    si: u32,
+    pi: u32,
+) -> Ret {
+    let outs = child_outs(env, si);
+    match run_program(env, host, full, cmdline, outs, Vec::new()) {
+        Ok(code) => child_ended(env, code, pi),
+        Err(r) => r,
+    }
+}
+
+/// Whether a program name is cmd (`cmd`, `CMD.EXE`, any folder): the
+/// built-in shell runs it.
+pub fn is_cmd(name: &str) -> bool {
+    let last = name.rsplit(['\\', '/']).next().unwrap_or("");
+    last.eq_ignore_ascii_case("cmd") || last.eq_ignore_ascii_case("cmd.exe")
+}
+
+/// Finds a program as CreateProcess does: `.exe` added to a name without
+/// an extension when no application name is given (`app`), then the search
+/// folders for a bare name. Returns its host path and full guest path.
+pub fn find_program(
+    env: &Env,
+    app: Option<&str>,
+    name: &str,
+) -> Option<(std::path::PathBuf, String)> {
+    if name.is_empty() {
+        return None;
+    }
+    let last = name.rsplit(['\\', '/']).next().unwrap_or("");
+    let name = if app.is_none() && !last.contains('.') {
+        format!("{name}.exe")
+    } else {
+        name.to_string()
+    };
+    let dirs: Vec<String> = if name.contains(['\\', '/', ':']) {
+        vec![String::new()]
+    } else {
+        // Empty PATH entries are skipped here (the folders before them
+        // are never empty).
+        super::file::default_search_dirs(env)
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect()
+    };
+    for d in dirs {
+        let cand = if d.is_empty() {
+            name.clone()
+        } else {
+            format!("{}\\{}", d.trim_end_matches('\\'), name)
+        };
+        if let Ok(h) = super::file::resolve(env, &cand) {
+            if h.is_file() {
+                return Some((h, env.drives.lexical_full(&cand)));
+            }
+        }
+    }
+    None
+}
+
 /// CreateProcess: finds the program as Windows does (the exe's directory,
 /// the current one, C:\windows\system32, C:\windows, PATH; `.exe` added to
-/// a name without one) in the guest's drives. Found: the run stops (child
-/// processes are not modelled); not found: ERROR_FILE_NOT_FOUND.
+/// a name without one) in the guest's drives and runs it to its end; `cmd`
+/// is the built-in shell; not found: ERROR_FILE_NOT_FOUND.
 fn create_process(env: &mut Env, app: u32, cmd: u32, wide: bool, si: u32, pi: u32) -> Ret {
     let app_s = if app == 0 {
         None
@@ -588,37 +666,26 @@ pub fn create_process_str(
     if name.is_empty() {
         return Ret::Value(env.fail(err::INVALID_PARAMETER, 0));
     }
-    let last = name.rsplit(['\\', '/']).next().unwrap_or("");
-    let name = if app_s.is_none() && !last.contains('.') {
-        format!("{name}.exe")
-    } else {
-        name
-    };
-    let dirs: Vec<String> = if name.contains(['\\', '/', ':']) {
-        vec![String::new()]
-    } else {
-        // Empty PATH entries are skipped here (the folders before them
-        // are never empty).
-        super::file::default_search_dirs(env)
-            .into_iter()
-            .filter(|s| !s.is_empty())
-            .collect()
-    };
-    for d in dirs {
-        let cand = if d.is_empty() {
-            name.clone()
-        } else {
-            format!("{}\\{}", d.trim_end_matches('\\'), name)
-        };
-        if let Ok(h) = super::file::resolve(env, &cand) {
-            if h.is_file() {
-                let full = env.drives.lexical_full(&cand);
-                let cmdline = cmd_s.clone().unwrap_or_else(|| full.clone());
-                return run_child(env, &h, &full, &cmdline, si, pi);
+    if is_cmd(&name) {
+        // The built-in cmd.exe (`kernel32::cmd`).
+        let line = cmd_s.clone().unwrap_or_else(|| name.clone());
+        let [out, err] = child_outs(env, si);
+        return match super::cmd::run(env, &line, out, err, &[]) {
+            Ok(code) => {
+                env.children
+                    .push(("C:\\windows\\system32\\cmd.exe".into(), 0, code));
+                child_ended(env, code, pi)
             }
-        }
+            Err(r) => r,
+        };
     }
-    Ret::Value(env.fail(err::FILE_NOT_FOUND, 0))
+    match find_program(env, app_s.as_deref(), &name) {
+        Some((h, full)) => {
+            let cmdline = cmd_s.clone().unwrap_or_else(|| full.clone());
+            run_child(env, &h, &full, &cmdline, si, pi)
+        }
+        None => Ret::Value(env.fail(err::FILE_NOT_FOUND, 0)),
+    }
 }
 
 crate::dll! { "(kernel32 pipes)";
