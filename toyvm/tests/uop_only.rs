@@ -317,3 +317,45 @@ fn rep_strings_with_cx_and_ecx_counts_agree_at_every_dispatch() {
     let (end, _, _) = lockstep(&p, 200_000, 1);
     assert_eq!(end, End::Exited { code: 12 });
 }
+
+/// The `uop` arm's two tiers, counted: a `LOOP $` (an L1 spin block) runs
+/// 5000 times and is folded as L1 folds it; a three-instruction loop runs
+/// 1000 times, cold on the L1 side for its first 8 entries, then as a µop
+/// program built once. Lockstep with `l1` at every 50 dispatches, and the
+/// counters say which tier ran what (an arm that never tiers up, or never
+/// folds, fails here while still agreeing with `l1`).
+#[test]
+fn uop_arm_folds_spins_and_builds_hot_heads() {
+    let c: [u8; 17] = [
+        0xB9, 0x88, 0x13, // 100: mov cx, 5000
+        0xE2, 0xFE, // 103: loop 103 (a spin: LOOP $)
+        0xB9, 0xE8, 0x03, // 105: mov cx, 1000
+        0x40, // 108: inc ax
+        0x4B, // 109: dec bx
+        0xE2, 0xFC, // 10A: loop 108
+        0xB8, 0x00, 0x4C, // 10C: mov ax, 4C00h
+        0xCD, 0x21, // 10F: int 21h
+    ];
+    let p = com("uoptiers", &c);
+    let (end, _, _) = lockstep_arm(&p, "uop", 100_000, 50);
+    assert_eq!(end, End::Exited { code: 0 });
+    let mut s = session(&p, "uop", 100_000);
+    s.run();
+    let ctr = s.counters().expect("counters");
+    let n = |k: &str| {
+        ctr[k]
+            .as_u64()
+            .unwrap_or_else(|| panic!("counter {k}: {ctr}"))
+    };
+    assert!(n("spin_folds") >= 1, "LOOP $ folded: {ctr}");
+    assert!(
+        n("spin_dispatches") >= 4990,
+        "LOOP $ ran as a spin block: {ctr}"
+    );
+    assert_eq!(n("hot_heads"), 1, "one head got hot: {ctr}");
+    assert_eq!(n("programs_built"), 1, "built once: {ctr}");
+    // 8 cold passes over the 3-instruction loop, plus the straight-line
+    // blocks around it.
+    assert!(n("cold_dispatches") <= 8 * 3 + 8, "cold: {ctr}");
+    assert!(n("uop_insns") >= 3 * 990, "the hot loop ran in µops: {ctr}");
+}
