@@ -29,7 +29,7 @@ use super::tracked::Tracked;
 use super::{EngineExit, L1};
 use crate::bus::EngineBus;
 use crate::cpu::l0::{self, StepOutcome};
-use crate::cpu::op::{Flow, Opnd};
+use crate::cpu::op::Flow;
 use crate::cpu::{exec, seg, Cpu, Exception};
 
 /// Class bits that send an op to the general path.
@@ -582,17 +582,7 @@ impl<B: EngineBus> L1<B> {
         }
         if t.class & IO != 0 {
             let attention = tb.take_io_attention();
-            let promised = match b.spin {
-                Spin::Port { in_idx, mask, w } if in_idx as usize == i => {
-                    let port = match t.op.src {
-                        Opnd::Imm => t.op.imm as u16,
-                        _ => cpu.regs[2] as u16,
-                    };
-                    *spin_t = tb.port_stable_until(port, w, mask, cpu.clock - 1);
-                    spin_t.is_some()
-                }
-                _ => false,
-            };
+            let promised = spin::port_read_promised(b.spin, i, t, cpu, tb, spin_t);
             if attention && !promised {
                 *exit = Some(EngineExit::Attention);
                 return Hot::Exit;

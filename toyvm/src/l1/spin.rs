@@ -68,6 +68,32 @@ impl HeadState {
     }
 }
 
+/// After port-I/O op `i` of a block with spin shape `spin`: whether the bus
+/// promises the spin read's value until a later dispatch (then the read's
+/// attention is not taken), the promise's end left in `spin_t`. One
+/// definition for L1's dispatch loop and the µop arms' L1 side.
+#[inline(always)]
+pub fn port_read_promised<B, T: EngineBus>(
+    spin: Spin,
+    i: usize,
+    t: &TOp<B>,
+    cpu: &Cpu,
+    bus: &mut T,
+    spin_t: &mut Option<u64>,
+) -> bool {
+    match spin {
+        Spin::Port { in_idx, mask, w } if in_idx as usize == i => {
+            let port = match t.op.src {
+                Opnd::Imm => t.op.imm as u16,
+                _ => cpu.regs[2] as u16,
+            };
+            *spin_t = bus.port_stable_until(port, w, mask, cpu.clock - 1);
+            spin_t.is_some()
+        }
+        _ => false,
+    }
+}
+
 /// Whole iterations of a `k`-dispatch memory spin starting at dispatch `c`
 /// that fit before `stop_at`.
 #[inline]

@@ -20,7 +20,6 @@
 
 use crate::bus::EngineBus;
 use crate::cpu::l0::{self, StepOutcome};
-use crate::cpu::op::Opnd;
 use crate::cpu::{exec, seg, Cpu};
 use crate::l1::block::{self, Spin, TOp};
 use crate::l1::classify::{IFCHG, IO, REP, SHADOW};
@@ -372,17 +371,7 @@ fn one_pass(
         }
         if t.class & IO != 0 {
             let attention = tb.take_io_attention();
-            let promised = match b.spin {
-                Spin::Port { in_idx, mask, w } if in_idx as usize == i => {
-                    let port = match t.op.src {
-                        Opnd::Imm => t.op.imm as u16,
-                        _ => cpu.regs[2] as u16,
-                    };
-                    *spin_t = tb.port_stable_until(port, w, mask, cpu.clock - 1);
-                    spin_t.is_some()
-                }
-                _ => false,
-            };
+            let promised = spin::port_read_promised(b.spin, i, t, cpu, tb, spin_t);
             if attention && !promised {
                 return PassEnd::Exit(EngineExit::Attention);
             }
