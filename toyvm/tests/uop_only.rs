@@ -359,3 +359,47 @@ fn uop_arm_folds_spins_and_builds_hot_heads() {
     assert!(n("cold_dispatches") <= 8 * 3 + 8, "cold: {ctr}");
     assert!(n("uop_insns") >= 3 * 990, "the hot loop ran in µops: {ctr}");
 }
+
+/// `l1_progs/modeswap.asm`: each µop arm runs real-mode code itself and
+/// hands protected-mode code to an L1 engine of its own; 30 rounds patch
+/// a real-mode routine from protected mode (a store L1 makes) and a
+/// protected-mode routine from real mode (a store a µop program makes
+/// through E1's page view). Each engine must see the other's stores: the
+/// results are the program's own sums, the run l1's at every 500
+/// dispatches, and every hand-over back from L1 moved the driver's epoch.
+#[test]
+fn modeswap_stores_across_modes_are_seen() {
+    let p = com("modeswap", include_bytes!("l1_progs/modeswap.bin"));
+    let budget = 60_000;
+    let results = |s: &Session| {
+        let ram = s.machine.mem.ram();
+        let w = |a: usize| u32::from_le_bytes(ram[a..a + 4].try_into().unwrap());
+        (w(0x500) & 0xFFFF, w(0x504))
+    };
+    let mut l0 = session(&p, "l0", budget);
+    l0.run();
+    assert_eq!(results(&l0), (1393, 1395), "l0: BX, EDX");
+    for arm in UOP_ARMS.iter().chain(&["uop"]) {
+        lockstep_arm(&p, arm, budget, 500);
+        let mut s = session(&p, arm, budget);
+        s.run();
+        assert_eq!(results(&s), (1393, 1395), "{arm}: BX, EDX");
+        let ctr = s.counters().expect("counters");
+        let n = |k: &str| ctr[k].as_u64().unwrap_or_else(|| panic!("{k}: {ctr}"));
+        // Several L1 runs per round (MOV SS opens a shadow: the session
+        // looks), and the driver's epoch moved once per round, at its first
+        // real-mode run after protected mode.
+        assert!(n("pm_runs") >= 30, "{arm}: {ctr}");
+        assert_eq!(n("foreign_epochs"), 30, "{arm}: {ctr}");
+        // R was found patched (by L1) in 29 rounds, P in 29: each engine
+        // caught the other's stores, by the epoch (stale) or, for a store
+        // an L1-side block made through the machine, by the code-write log
+        // (host_retired: the `uop` arm's cold rounds).
+        assert!(n("stale_retired") + n("host_retired") >= 29, "{arm}: {ctr}");
+        let l1 = &ctr["pm_l1"];
+        let m = |k: &str| l1[k].as_u64().unwrap_or(0);
+        assert!(m("foreign_epochs") >= 29, "{arm}: {l1}");
+        assert!(m("stale_retired") + m("host_retired") >= 29, "{arm}: {l1}");
+        assert!(l1["pm_blocks"].as_u64().unwrap_or(0) > 0, "{arm}: {l1}");
+    }
+}

@@ -117,6 +117,11 @@ pub struct Counters {
     /// Host calls after which memory may have changed past the code-write
     /// log (the epoch moved: blocks are verified before they run again).
     pub host_epochs: u64,
+    /// Times another engine sharing the machine ran guest code this one's
+    /// store monitor did not see (`L1::memory_changed_elsewhere`: the µop
+    /// arms hand protected-mode code to L1): the epoch moved.
+    #[serde(default)]
+    pub foreign_epochs: u64,
     /// Block transitions found through a link, the direct-mapped cache, the
     /// map, or by compiling.
     pub link_hits: u64,
@@ -321,6 +326,12 @@ impl<B: EngineBus> L1<B> {
         self.live
     }
 
+    /// Whether any block (real-mode or protected-mode) is live, so code
+    /// marks on the bus may be L1's.
+    pub fn holds_code(&self) -> bool {
+        self.live + self.pm.live > 0
+    }
+
     /// Drops every block (the bus's marks too). Counted as a flush.
     pub fn flush(&mut self, bus: &mut B) {
         self.flush_inner();
@@ -439,20 +450,40 @@ impl<B: EngineBus> L1<B> {
             return;
         }
         let writes = std::mem::take(&mut self.scratch);
-        if writes.contains(&u32::MAX) {
-            self.flush(bus);
-        } else {
-            let mut code = std::mem::take(&mut self.code);
-            for &p in &writes {
-                if code.test(p) {
-                    let (n, _) = self.retire_at(&mut code, p, 0);
-                    self.counters.host_retired += n;
-                }
-            }
-            self.code = code;
-        }
+        self.absorb_writes(bus, &writes);
         self.scratch = writes;
         self.scratch.clear();
+    }
+
+    /// Retires the blocks built from the physical bytes `writes` names, as
+    /// for writes taken from the bus's code-write log (`u32::MAX`: anything
+    /// may have changed, everything goes). For an engine that shares the
+    /// machine with L1 and drains the log itself (the µop arms), so L1 still
+    /// hears of every logged write.
+    pub fn absorb_writes(&mut self, bus: &mut B, writes: &[u32]) {
+        if writes.contains(&u32::MAX) {
+            self.flush(bus);
+            return;
+        }
+        let mut code = std::mem::take(&mut self.code);
+        for &p in writes {
+            if code.test(p) {
+                let (n, _) = self.retire_at(&mut code, p, 0);
+                self.counters.host_retired += n;
+            }
+        }
+        self.code = code;
+    }
+
+    /// Another engine sharing the machine ran guest code since L1's last
+    /// run, and its stores were not all logged (E1's page view writes RAM
+    /// directly): every block is compared with memory before it runs again,
+    /// as after unlogged host writes, and device code goes (that engine may
+    /// have stored into a device window or moved its registers).
+    pub fn memory_changed_elsewhere(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        self.counters.foreign_epochs += 1;
+        self.retire_device_blocks();
     }
 
     /// Handles the stores into code the monitor saw at dispatch `now`:

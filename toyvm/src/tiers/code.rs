@@ -11,6 +11,7 @@
 //! view when the A20 gate moves. It must not decide what is invalidated or
 //! run anything.
 
+use crate::bus::EngineBus;
 use crate::l1::smc::{CodeBits, CODE_LIMIT};
 use crate::machine::memory::{EMS_FRAME_END, RAM_SIZE, UMB_START, VGA_END, VGA_START};
 use shared_ir::machine::{PAGE_READ, PAGE_WRITE};
@@ -169,6 +170,18 @@ impl CodeMap {
     #[inline(always)]
     pub fn test(&self, p: u32) -> bool {
         self.bits.test(p)
+    }
+
+    /// Marks on `bus` every page a code byte of this map lies in (after
+    /// another engine sharing the bus cleared all marks).
+    pub fn mark_pages<B: EngineBus>(&self, bus: &mut B) {
+        const PAGE_GRANULES: usize = 1 << (12 - GRANULE_SHIFT);
+        for (i, page) in self.gran.chunks(PAGE_GRANULES).enumerate() {
+            if page.iter().any(|&g| g > 0) {
+                let lo = (i as u32) << 12;
+                bus.mark_code(lo, lo + (1 << 12));
+            }
+        }
     }
 }
 

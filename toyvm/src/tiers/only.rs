@@ -6,7 +6,11 @@
 //! program on E1, built with the naive lowering and then the set's passes
 //! (none for `only-naive`); L1's machinery runs only the
 //! instructions the op set cannot express (one at a time), spin sites (as L1
-//! folds them), budget tails and single-step mode.
+//! folds them), budget tails and single-step mode. Code the lowering does not
+//! model (protected mode, V86, 32-bit code, real mode with other segment
+//! limits) runs on a whole L1 engine of its own (`pm_l1`, its protected-mode
+//! blocks): the two share the machine's code-write log and each learns of
+//! the other's stores through an epoch (see `run_on_l1`).
 //!
 //! Owns the drive loop, the site table (code key → µop program, L1 fallback
 //! instruction, L1 spin block, uncached), inline builds (a new line ends
@@ -39,7 +43,7 @@ use crate::cpu::{seg, Cpu};
 use crate::l1::block::{Spin, MAX_OPS};
 use crate::l1::smc::YOUNG;
 use crate::l1::tracked::Tracked;
-use crate::l1::{EngineExit, KeyHasher};
+use crate::l1::{EngineExit, KeyHasher, L1};
 use crate::machine::Machine;
 use crate::session::Engine;
 use shared_ir::e1::{self, E1Arena, E1State, LinkSlot, ProgId};
@@ -162,10 +166,12 @@ pub struct Counters {
     pub tail_steps: u64,
     pub single_steps: u64,
     pub uncached_steps: u64,
-    /// Instructions of protected-mode, V86 or 32-bit code, which the naive
-    /// lowering (real mode, `RealMode16`) does not cover: each runs on the
-    /// L1 side, uncached, as L1 runs it.
-    pub pm_steps: u64,
+    /// Dispatches of protected-mode, V86 or 32-bit code (and real mode
+    /// with other limits), which the naive lowering (`RealMode16`) does not
+    /// cover, and the runs that took them: all run on the arm's own L1
+    /// engine (its counters are the report's `pm_l1` object).
+    pub pm_dispatches: u64,
+    pub pm_runs: u64,
     /// Spin-block entries, folds, and all dispatches spent in spin blocks.
     pub spin_entries: u64,
     pub spin_folds: u64,
@@ -209,6 +215,9 @@ pub struct Counters {
     /// Host calls after which RAM had been written past the code-write log
     /// (every program checked against memory again).
     pub host_epochs: u64,
+    /// Hand-overs from `pm_l1` after which every program was checked
+    /// against memory again (L1's stores were not all seen).
+    pub foreign_epochs: u64,
     pub evictions: u64,
     pub flushes: u64,
     /// Calls of `run` and how they ended.
@@ -275,6 +284,19 @@ pub struct OnlyNaive {
     /// E1 ops executed by op number (`profile_ops`; the census's
     /// breakdown). Off in the arms: the plain counting engine runs then.
     op_profile: Option<Box<e1::OpProfile>>,
+    /// The L1 engine that runs what the lowering does not model (made at
+    /// the first such run).
+    pm_l1: Option<Box<L1<Machine>>>,
+    /// This driver ran guest code since `pm_l1` last ran: `pm_l1` did not
+    /// see those stores (E1's page view writes RAM directly).
+    pm_l1_behind: bool,
+    /// `pm_l1` ran guest code since the driver last ran code: its store
+    /// monitor turned the machine's log off, so the driver did not see
+    /// those stores.
+    driver_behind: bool,
+    /// `pm_l1`'s flush count when the driver last looked (an L1 flush
+    /// clears every code mark of the machine, the driver's too).
+    pm_l1_flushes: u64,
     pub c: Counters,
 }
 
@@ -438,6 +460,10 @@ impl OnlyNaive {
             #[cfg(not(target_family = "wasm"))]
             jit: None,
             op_profile: None,
+            pm_l1: None,
+            pm_l1_behind: false,
+            driver_behind: false,
+            pm_l1_flushes: 0,
             c: Counters::default(),
         }
     }
@@ -743,11 +769,19 @@ impl OnlyNaive {
     /// hit.
     fn absorb_logged_writes(&mut self, m: &mut Machine) {
         let w = m.mem.take_code_writes();
-        for p in w {
+        if w.is_empty() {
+            return;
+        }
+        for &p in &w {
             if self.code.test(p) {
                 let (n, _) = self.retire(p, p + 1);
                 self.c.host_retired += n;
             }
+        }
+        // The log is the machine's, not the driver's: `pm_l1` hears of
+        // every write in it too.
+        if let Some(l1) = self.pm_l1.as_mut() {
+            l1.absorb_writes(m, &w);
         }
     }
 
@@ -766,7 +800,11 @@ impl OnlyNaive {
         self.l1.clear();
         self.expressible.clear();
         self.code.reset(m.mem.a20());
-        m.clear_code_marks();
+        // The marks are the machine's: while `pm_l1` holds blocks they stay
+        // (a mark on a page no code came from only logs writes for nothing).
+        if !self.pm_l1.as_ref().is_some_and(|l1| l1.holds_code()) {
+            m.clear_code_marks();
+        }
         self.pending_slot = None;
         self.c.flushes += 1;
     }
@@ -1249,29 +1287,67 @@ impl OnlyNaive {
 
     /// Protected-mode, V86 and 32-bit code, and real mode with other limits
     /// than 64 KiB: the naive lowering models plain real mode
-    /// (`RealMode16`), so every instruction runs on the L1 side,
-    /// uncached (as L1 runs it), counted in `pm_steps`, until the budget, an
-    /// exit, or a return to real mode.
-    fn run_protected(&mut self, cpu: &mut Cpu, m: &mut Machine, limit: u64) -> EngineExit {
-        while cpu.clock < limit {
-            let bits = std::mem::take(&mut self.code.bits);
-            let mut tb = Tracked::new(m, bits);
-            let out = l1side::uncached(cpu, &mut tb);
-            let hits = std::mem::take(&mut tb.hits);
-            self.code.bits = tb.into_code();
-            self.c.pm_steps += 1;
-            if !hits.is_empty() {
-                self.retire_hits(&hits, cpu.clock);
-            }
-            self.check_assumptions(cpu, m);
-            if let Some(x) = out {
-                return x;
-            }
-            if cpu.plain_real() {
-                return EngineExit::Attention;
-            }
+    /// (`RealMode16`), so all of it runs on the arm's own L1 engine, with
+    /// L1's protected-mode blocks, until L1 returns (the budget, an exit, a
+    /// return to real mode: L1 ends its run there).
+    ///
+    /// The two engines share the machine and its code-write log, and each
+    /// monitors only its own code's bytes, so at each hand-over the one
+    /// taking over assumes the other stored anywhere: L1's epoch moves
+    /// (every block compared with memory before it runs again) when the
+    /// driver ran since, and the driver's moves when L1 ran since (at its
+    /// next real-mode run). Logged writes reach both (`absorb_logged_writes`).
+    fn run_on_l1(&mut self, cpu: &mut Cpu, m: &mut Machine, limit: u64) -> EngineExit {
+        let l1 = self.pm_l1.get_or_insert_with(|| Box::new(L1::new()));
+        if self.pm_l1_behind {
+            l1.memory_changed_elsewhere();
+            self.pm_l1_behind = false;
         }
-        EngineExit::Reached
+        let start = cpu.clock;
+        let exit = l1.run(cpu, m, limit);
+        self.c.pm_runs += 1;
+        self.c.pm_dispatches += cpu.clock - start;
+        self.driver_behind = true;
+        let flushes = l1.counters.flushes;
+        if flushes != self.pm_l1_flushes {
+            // L1 cleared every code mark, the driver's too: the pages its
+            // live code came from are marked again.
+            self.pm_l1_flushes = flushes;
+            self.code.mark_pages(m);
+        }
+        exit
+    }
+
+    /// The driver is about to run guest code itself: take over from
+    /// `pm_l1` (see `run_on_l1`).
+    fn take_over_from_l1(&mut self) {
+        if self.driver_behind {
+            self.driver_behind = false;
+            self.epoch = self.epoch.wrapping_add(1);
+            self.stale = true;
+            self.c.foreign_epochs += 1;
+        }
+        self.pm_l1_behind = self.pm_l1.is_some();
+    }
+
+    /// The end of every `run`: logged writes, the counters of how it
+    /// ended, and after a host call the generation the next run compares.
+    fn finish_run(&mut self, m: &mut Machine, exit: EngineExit) -> StepOutcome {
+        self.absorb_logged_writes(m);
+        self.harvest_counts();
+        match exit {
+            EngineExit::Reached => self.c.exits_reached += 1,
+            EngineExit::Attention => self.c.exits_attention += 1,
+            EngineExit::HostCall(_) => {
+                self.c.exits_other += 1;
+                // The host runs a service now and may write memory any way
+                // it likes: the next `run` sees whether it wrote past the
+                // code-write log.
+                self.host_gen = Some(m.mem.raw_gen());
+            }
+            _ => self.c.exits_other += 1,
+        }
+        exit.into_step()
     }
 
     // ----- the drive loop -------------------------------------------------
@@ -1630,6 +1706,12 @@ impl OnlyNaive {
                 serde_json::to_value(by_op).unwrap_or(serde_json::Value::Null),
             );
         }
+        if let (Some(l1), Some(o)) = (self.pm_l1.as_deref(), v.as_object_mut()) {
+            o.insert(
+                "pm_l1".into(),
+                serde_json::to_value(&l1.counters).unwrap_or(serde_json::Value::Null),
+            );
+        }
         if let (Some(forms), Some(o)) = (self.form_census(), v.as_object_mut()) {
             o.insert(
                 "census_forms".into(),
@@ -1647,6 +1729,18 @@ impl Engine for OnlyNaive {
 
     fn run(&mut self, cpu: &mut Cpu, m: &mut Machine, limit: u64) -> StepOutcome {
         self.c.runs += 1;
+        if !cpu.halted && cpu.clock < limit && !cpu.plain_real() {
+            // Code the lowering does not model: L1 runs it (`run_on_l1`).
+            // The driver's own checks (A20, assumptions, host epochs) wait
+            // for its next real-mode run; logged writes reach both now.
+            self.absorb_logged_writes(m);
+            self.pending_slot = None;
+            let start = cpu.clock;
+            let exit = self.run_on_l1(cpu, m, limit);
+            self.c.dispatches += cpu.clock - start;
+            return self.finish_run(m, exit);
+        }
+        self.take_over_from_l1();
         if m.mem.a20() != self.code.a20() {
             if !self.progs.is_empty() || self.l1.live() > 0 {
                 self.flush(m);
@@ -1684,28 +1778,11 @@ impl Engine for OnlyNaive {
             self.pending_slot = None;
             self.step_one(cpu, m, limit, 2)
                 .unwrap_or(EngineExit::Attention)
-        } else if !cpu.plain_real() {
-            self.pending_slot = None;
-            self.run_protected(cpu, m, limit)
         } else {
             self.drive(cpu, m, limit)
         };
-        self.absorb_logged_writes(m);
-        self.harvest_counts();
         self.c.dispatches += cpu.clock - start;
-        match exit {
-            EngineExit::Reached => self.c.exits_reached += 1,
-            EngineExit::Attention => self.c.exits_attention += 1,
-            EngineExit::HostCall(_) => {
-                self.c.exits_other += 1;
-                // The host runs a service now and may write memory any way
-                // it likes: the next `run` sees whether it wrote past the
-                // code-write log.
-                self.host_gen = Some(m.mem.raw_gen());
-            }
-            _ => self.c.exits_other += 1,
-        }
-        exit.into_step()
+        self.finish_run(m, exit)
     }
 
     fn counters(&self) -> Option<serde_json::Value> {
@@ -1713,6 +1790,11 @@ impl Engine for OnlyNaive {
     }
 
     fn describe_site(&self, cpu: &Cpu) -> Option<String> {
+        if !cpu.plain_real() {
+            if let Some(l1) = self.pm_l1.as_ref() {
+                return Some(l1.describe(cpu.sbase[seg::CS], cpu.eip));
+            }
+        }
         let key = code_key(cpu.sbase[seg::CS], cpu.eip);
         Some(match self.sites.get(&key) {
             Some(Site::Prog(id)) => format!(
