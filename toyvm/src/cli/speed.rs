@@ -72,6 +72,8 @@ pub struct Row {
     pub spin_dispatches: u64,
     pub exits: u64,
     pub error: Option<String>,
+    /// Every counter of the arm's engine (the last rep), for `--json`.
+    pub counters: serde_json::Value,
 }
 
 pub fn main(a: Args) -> ExitCode {
@@ -127,6 +129,7 @@ fn measure(e: &census::Entry, arm: &str, reps: usize) -> Row {
         row.instructions_compiled = g("instructions_compiled");
         row.spin_dispatches = g("spin_dispatches");
         row.exits = g("runs");
+        row.counters = c;
     }
     times.sort_unstable();
     let t = times[times.len() / 2];

@@ -355,6 +355,27 @@ impl<B: EngineBus> L1<B> {
     /// Runs guest code until `cpu.clock == stop_at` or the session is needed.
     /// See [`Engine`] for the contract.
     pub fn run(&mut self, cpu: &mut Cpu, bus: &mut B, stop_at: u64) -> EngineExit {
+        self.run_with_log(cpu, bus, stop_at, false)
+    }
+
+    /// `run`, but with the bus's code-write log kept on for the guest's
+    /// stores and left for the caller: for a short run inside another
+    /// engine that shares the bus (the µop arms' slices of device-window
+    /// code), which then sees every store L1 made into its own code from
+    /// the log (L1 retires its own blocks from its store monitor as
+    /// always). Not for long runs: every store into a marked page is one
+    /// entry in the log.
+    pub fn run_logged(&mut self, cpu: &mut Cpu, bus: &mut B, stop_at: u64) -> EngineExit {
+        self.run_with_log(cpu, bus, stop_at, true)
+    }
+
+    fn run_with_log(
+        &mut self,
+        cpu: &mut Cpu,
+        bus: &mut B,
+        stop_at: u64,
+        keep_log: bool,
+    ) -> EngineExit {
         self.counters.runs += 1;
         let a20 = bus.phys(0x10_0000);
         if a20 != self.a20_seen {
@@ -399,7 +420,9 @@ impl<B: EngineBus> L1<B> {
             let code = std::mem::take(&mut self.code);
             // Guest stores are seen by the store monitor; the bus's log
             // would only be discarded below.
-            bus.monitor_stores(true);
+            if !keep_log {
+                bus.monitor_stores(true);
+            }
             let mut tb = Tracked::new(bus, code);
             tb.dev_watch = !self.device_live.is_empty();
             let exit = if cpu.shadow {
@@ -422,13 +445,17 @@ impl<B: EngineBus> L1<B> {
             };
             self.process_hits(&mut tb, cpu.clock);
             self.code = tb.into_code();
-            bus.monitor_stores(false);
+            if !keep_log {
+                bus.monitor_stores(false);
+            }
             exit
         };
         // Everything the bus logged during the run was a guest store, already
         // handled precisely by the store monitor.
-        bus.take_code_writes(&mut self.scratch);
-        self.scratch.clear();
+        if !keep_log {
+            bus.take_code_writes(&mut self.scratch);
+            self.scratch.clear();
+        }
         self.counters.dispatches += cpu.clock - start;
         if let EngineExit::HostCall(_) = exit {
             // The host runs a service now and may write memory any way it
@@ -478,12 +505,15 @@ impl<B: EngineBus> L1<B> {
     /// Another engine sharing the machine ran guest code since L1's last
     /// run, and its stores were not all logged (E1's page view writes RAM
     /// directly): every block is compared with memory before it runs again,
-    /// as after unlogged host writes, and device code goes (that engine may
-    /// have stored into a device window or moved its registers).
+    /// as after unlogged host writes. Device blocks too: `verify` reads
+    /// their bytes with `peek8`, what a fetch would read under the device's
+    /// state now, so a store into the window or a register write by the
+    /// other engine that changed them is seen (retiring them all instead
+    /// made Second Reality's U2 recompile its VGA-window code at every
+    /// hand-over: 9.07M instructions compiled in 20M dispatches).
     pub fn memory_changed_elsewhere(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
         self.counters.foreign_epochs += 1;
-        self.retire_device_blocks();
     }
 
     /// Handles the stores into code the monitor saw at dispatch `now`:

@@ -69,6 +69,11 @@ pub const REGION: RegionLimits = RegionLimits {
     follow_calls: false,
 };
 
+/// Most dispatches one slice of device-window code runs on the arm's L1
+/// engine before the driver looks again (each hand-over back costs a check
+/// of every program entered afterwards against memory).
+pub const DEVICE_SLICE: u64 = 4096;
+
 /// A region only takes lines within this many bytes of its head (and looks
 /// for existing program heads in that window).
 pub const REGION_WINDOW: u32 = 2048;
@@ -172,6 +177,10 @@ pub struct Counters {
     /// engine (its counters are the report's `pm_l1` object).
     pub pm_dispatches: u64,
     pub pm_runs: u64,
+    /// Slices of real-mode code in a device window (the VGA window) run
+    /// on that L1 engine, and their dispatches (in `pm_dispatches` too).
+    pub device_slices: u64,
+    pub device_dispatches: u64,
     /// Spin-block entries, folds, and all dispatches spent in spin blocks.
     pub spin_entries: u64,
     pub spin_folds: u64,
@@ -1297,17 +1306,33 @@ impl OnlyNaive {
     /// (every block compared with memory before it runs again) when the
     /// driver ran since, and the driver's moves when L1 ran since (at its
     /// next real-mode run). Logged writes reach both (`absorb_logged_writes`).
-    fn run_on_l1(&mut self, cpu: &mut Cpu, m: &mut Machine, limit: u64) -> EngineExit {
+    ///
+    /// `logged` (a short slice): L1 keeps the machine's code-write log on
+    /// and leaves it, so the driver learns of L1's stores from the log,
+    /// precisely, and its epoch does not move.
+    fn run_on_l1(
+        &mut self,
+        cpu: &mut Cpu,
+        m: &mut Machine,
+        limit: u64,
+        logged: bool,
+    ) -> EngineExit {
         let l1 = self.pm_l1.get_or_insert_with(|| Box::new(L1::new()));
         if self.pm_l1_behind {
             l1.memory_changed_elsewhere();
             self.pm_l1_behind = false;
         }
         let start = cpu.clock;
-        let exit = l1.run(cpu, m, limit);
+        let exit = if logged {
+            l1.run_logged(cpu, m, limit)
+        } else {
+            l1.run(cpu, m, limit)
+        };
         self.c.pm_runs += 1;
         self.c.pm_dispatches += cpu.clock - start;
-        self.driver_behind = true;
+        if !logged {
+            self.driver_behind = true;
+        }
         let flushes = l1.counters.flushes;
         if flushes != self.pm_l1_flushes {
             // L1 cleared every code mark, the driver's too: the pages its
@@ -1324,7 +1349,8 @@ impl OnlyNaive {
         if self.driver_behind {
             self.driver_behind = false;
             self.epoch = self.epoch.wrapping_add(1);
-            self.stale = true;
+            // Nothing may chain into a program unchecked.
+            self.arena.unlink_all();
             self.c.foreign_epochs += 1;
         }
         self.pm_l1_behind = self.pm_l1.is_some();
@@ -1584,6 +1610,27 @@ impl OnlyNaive {
                 }
                 Site::Uncached => {
                     self.pending_slot = None;
+                    let p = self.code.phys(cs_base.wrapping_add(cpu.eip));
+                    if m.code_device(p, p + 1) {
+                        // Code in a device window (Second Reality's U2 runs
+                        // code out of the VGA window): L1 caches it under
+                        // the bus's device promises, the driver does not, so
+                        // a slice of it runs on `pm_l1`.
+                        let stop = limit.min(cpu.clock + DEVICE_SLICE);
+                        let before = cpu.clock;
+                        let x = self.run_on_l1(cpu, m, stop, true);
+                        self.c.device_slices += 1;
+                        self.c.device_dispatches += cpu.clock - before;
+                        // L1's stores are in the log: the driver's code
+                        // they hit goes before anything else runs.
+                        self.absorb_logged_writes(m);
+                        self.take_over_from_l1();
+                        self.check_assumptions(cpu, m);
+                        match x {
+                            EngineExit::Reached if cpu.clock < limit => continue,
+                            x => return x,
+                        }
+                    }
                     if let Some(x) = self.step_one(cpu, m, limit, 2) {
                         return x;
                     }
@@ -1736,7 +1783,7 @@ impl Engine for OnlyNaive {
             self.absorb_logged_writes(m);
             self.pending_slot = None;
             let start = cpu.clock;
-            let exit = self.run_on_l1(cpu, m, limit);
+            let exit = self.run_on_l1(cpu, m, limit, false);
             self.c.dispatches += cpu.clock - start;
             return self.finish_run(m, exit);
         }
