@@ -403,3 +403,44 @@ fn modeswap_stores_across_modes_are_seen() {
         assert!(l1["pm_blocks"].as_u64().unwrap_or(0) > 0, "{arm}: {l1}");
     }
 }
+
+/// `l1_progs/vgacode.asm`: a routine copied into the VGA window (mode 13h)
+/// and called from there 40 times, its immediate patched through the
+/// window between calls by code the µop programs run. The µop arms run
+/// window code in slices on their own L1 engine (device blocks); a patch
+/// must reach that engine's blocks (its epoch: device blocks compared
+/// through the VGA's peek) before the routine runs again.
+#[test]
+fn vga_window_code_runs_in_l1_slices() {
+    let p = com("vgacode", include_bytes!("l1_progs/vgacode.bin"));
+    let budget = 400_000;
+    let bx = |s: &Session| {
+        let ram = s.machine.mem.ram();
+        u16::from_le_bytes([ram[0x500], ram[0x501]])
+    };
+    let mut l0 = session(&p, "l0", budget);
+    assert_eq!(l0.run(), &End::Exited { code: 0 });
+    assert_eq!(bx(&l0), 140, "l0: BX");
+    for arm in UOP_ARMS.iter().chain(&["uop"]) {
+        let (end, _, _) = lockstep_arm(&p, arm, budget, 997);
+        assert_eq!(end, End::Exited { code: 0 }, "{arm}");
+        let mut s = session(&p, arm, budget);
+        s.run();
+        assert_eq!(bx(&s), 140, "{arm}: BX");
+        let ctr = s.counters().expect("counters");
+        let n = |k: &str| ctr[k].as_u64().unwrap_or_else(|| panic!("{k}: {ctr}"));
+        // A slice runs on past the routine into the loop (about 900
+        // dispatches a round), so about one slice per four calls.
+        assert!(n("device_slices") >= 8, "{arm}: {ctr}");
+        let l1 = &ctr["pm_l1"];
+        let m = |k: &str| l1[k].as_u64().unwrap_or(0);
+        assert!(m("device_blocks") > 0, "{arm}: {l1}");
+        assert!(m("foreign_epochs") >= 7, "{arm}: {l1}");
+        // 39 patches, each seen by the epoch's compare (stale) or retired
+        // as a store into the window (device_retired).
+        assert!(
+            m("stale_retired") + m("device_retired") >= 39,
+            "{arm}: {l1}"
+        );
+    }
+}
