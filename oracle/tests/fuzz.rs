@@ -166,7 +166,7 @@ fn shards_merge_into_the_unsharded_report() {
 /// with an aliased CS, a line run across the end of CS into CS:0000, the
 /// program's own handlers (divide error, single step, INT 3, INTO, the user
 /// vectors), DOS and BIOS services, the timer interrupt, and the data
-/// segment registers away from CS.
+/// segment registers away from CS, and protected-mode round trips.
 #[test]
 fn insns_programs_cover_what_the_docs_claim() {
     let dir = std::env::temp_dir().join(format!("oracle-fuzz-cover-{}", std::process::id()));
@@ -174,6 +174,7 @@ fn insns_programs_cover_what_the_docs_claim() {
     let mut aliased = 0;
     let mut wrapped = 0;
     let mut seg_apart = 0;
+    let mut pmode = 0;
     let mut vectors: BTreeMap<u8, u64> = BTreeMap::new();
     for i in 0..60u64 {
         let img = generate(5, i, Shape::Insns);
@@ -181,7 +182,7 @@ fn insns_programs_cover_what_the_docs_claim() {
         std::fs::write(&path, &img).unwrap();
         let mut s = RunSpec::new(&path, 30_000).open_native("l0").unwrap();
         let psp = s.cpu.sregs[1];
-        let (mut alias, mut wrap, mut apart) = (false, false, false);
+        let (mut alias, mut wrap, mut apart, mut pm) = (false, false, false, false);
         let mut last_ip = 0u32;
         while s.end.is_none() && s.clock() < 30_000 {
             let cs = s.cpu.sregs[1];
@@ -196,6 +197,7 @@ fn insns_programs_cover_what_the_docs_claim() {
                 apart = true;
             }
             last_ip = if cs == psp { ip } else { 0 };
+            pm |= s.cpu.pmode;
             // Entering a vector's handler (software and hardware alike).
             let ram = s.machine.mem.ram();
             for v in [0x00u8, 0x01, 0x03, 0x04, 0x10, 0x21, 0x60, 0x61, 0x62, 0x63] {
@@ -215,9 +217,13 @@ fn insns_programs_cover_what_the_docs_claim() {
         aliased += alias as u32;
         wrapped += wrap as u32;
         seg_apart += apart as u32;
+        pmode += pm as u32;
     }
     let _ = std::fs::remove_dir_all(&dir);
-    eprintln!("aliased {aliased}, wrapped {wrapped}, DS apart {seg_apart}, vectors {vectors:x?}");
+    eprintln!(
+        "aliased {aliased}, wrapped {wrapped}, DS apart {seg_apart}, protected mode {pmode}, vectors {vectors:x?}"
+    );
+    assert!(pmode >= 5, "protected-mode round trips in {pmode} programs");
     assert!(aliased >= 2, "aliased CS in {aliased} programs");
     assert!(
         wrapped >= 1,

@@ -94,6 +94,12 @@ pub enum Kind {
     /// into CS:0000 (sometimes with an instruction that straddles it, and
     /// patched between two calls).
     Wrap,
+    /// A protected-mode round trip: CLI, CR0.PE set, a few items that load
+    /// no segment register and cannot fault (the segment caches stay the
+    /// real-mode ones; patchable targets and CS stores among them, so code
+    /// of one mode is patched from the other), CR0.PE clear, POPF. The µop
+    /// arms hand this code to an L1 engine of their own.
+    Pm,
 }
 
 /// Weights at the top level.
@@ -127,6 +133,22 @@ const TOP: &[(Kind, u32)] = &[
     (Kind::Seg, 2),
     (Kind::Halt, 1),
     (Kind::Wrap, 1),
+    (Kind::Pm, 2),
+];
+
+/// Items a protected-mode round trip holds: none loads a segment register
+/// (a real-mode value is no selector), takes an interrupt or can fault
+/// (the real-mode IVT would be read as an IDT).
+const PM_SAFE: &[(Kind, u32)] = &[
+    (Kind::Alu, 14),
+    (Kind::Shift, 6),
+    (Kind::Unary, 4),
+    (Kind::Move, 8),
+    (Kind::Bits, 3),
+    (Kind::X87, 4),
+    (Kind::PatchImm, 2),
+    (Kind::PatchOp, 1),
+    (Kind::Smc, 3),
 ];
 
 /// Items allowed where nesting and absolute CS addresses are not: loop
@@ -198,6 +220,7 @@ fn item(em: &mut Em, r: &mut Rng, k: Kind) -> R {
         Kind::Seg => segs(em, r),
         Kind::Halt => halt(em, r),
         Kind::Wrap => wrap(em, r),
+        Kind::Pm => pm(em, r),
     }
 }
 
@@ -1672,6 +1695,7 @@ fn smc(em: &mut Em, r: &mut Rng) -> R {
         match r.below(4) {
             0 | 1 => em.db(&[0x2E, 0xC6, 0x06, lo, hi, r.u8()]), // mov byte [cs:t], imm8
             2 => em.db(&[0x2E, 0xFE, 0x06, lo, hi]),             // inc byte [cs:t]
+            _ if em.pm => em.db(&[0x2E, 0xC6, 0x06, lo, hi, r.u8()]), // no ES load
             _ => {
                 // xor byte [cs:t], al via ES = CS.
                 em.a.push(es)?;
@@ -1682,6 +1706,28 @@ fn smc(em: &mut Em, r: &mut Rng) -> R {
             }
         }
     }
+}
+
+fn pm(em: &mut Em, r: &mut Rng) -> R {
+    if em.alias || em.depth > 0 || em.pm {
+        return simple(em, r);
+    }
+    em.a.pushf()?;
+    em.a.cli()?;
+    em.db(&[0x0F, 0x20, 0xC0])?; // mov eax, cr0
+    em.db(&[0x0C, 0x01])?; // or al, 1
+    em.db(&[0x0F, 0x22, 0xC0])?; // mov cr0, eax
+    em.pm = true;
+    for _ in 0..r.range(2, 9) {
+        let mut ri = Rng::new(r.next_u64());
+        let k = ri.weighted(PM_SAFE);
+        item(em, &mut ri, k)?;
+    }
+    em.pm = false;
+    em.db(&[0x0F, 0x20, 0xC0])?; // mov eax, cr0
+    em.db(&[0x24, 0xFE])?; // and al, 0FEh
+    em.db(&[0x0F, 0x22, 0xC0])?; // mov cr0, eax
+    em.a.popf()
 }
 
 fn segs(em: &mut Em, r: &mut Rng) -> R {
@@ -1833,6 +1879,7 @@ impl Em<'static> {
             op_targets: Vec::new(),
             depth: 1,
             alias: true,
+            pm: false,
             patches: 0,
         })
     }

@@ -167,6 +167,9 @@ pub struct Em<'k> {
     /// use absolute CS addresses or nest calls.
     pub depth: u32,
     pub alias: bool,
+    /// Inside a protected-mode round trip (`items::pm`): no segment
+    /// register may be loaded.
+    pub pm: bool,
     /// Stores aimed at targets so far (cycles through them).
     pub patches: usize,
 }
@@ -240,6 +243,7 @@ fn assemble(body: impl Fn(&mut Em) -> R) -> Result<Vec<u8>, String> {
             op_targets: Vec::new(),
             depth: 0,
             alias: false,
+            pm: false,
             patches: 0,
         };
         for _ in 0..fixed::COUNT {
