@@ -16,7 +16,7 @@ use super::SINK;
 use crate::ir::{
     Addr, BlockId, CmpOp, ExitKind, Lane, MemPath, Op, Program, Reg, Site, Src, Term, Width,
 };
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// An encoded program, relative to its own first word.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -16,7 +16,7 @@
 //! tracked, so guest registers keep every write they had.
 
 use crate::ir::{sem, Addr, AluOp, Lane, Op, Program, Reg, Src, Term, VReg, Width};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -34,7 +34,7 @@ enum Val {
 pub fn run(p: &mut Program, mode: Mode) {
     let guest = p.guest;
     for b in &mut p.blocks {
-        let mut known: HashMap<u16, Val> = HashMap::new();
+        let mut known: HashMap<u16, Val> = HashMap::default();
         for op in &mut b.ops {
             match mode {
                 Mode::Operands => {
