@@ -444,3 +444,35 @@ fn vga_window_code_runs_in_l1_slices() {
         );
     }
 }
+
+/// `l1_progs/a20alias.asm` under every µop arm: part 1 runs real-mode code
+/// at FFFF:xxxx (the HMA with the gate open, its alias in conventional
+/// memory with it closed), patched through each; parts 2 and 3 the same in
+/// protected mode. On a gate move the driver drops only what was fetched
+/// from a segment reaching past 1 MiB and keeps the rest (it used to flush
+/// everything); the results are l0's and the run l1's.
+#[test]
+fn a20_moves_keep_low_code_and_retire_hma_code() {
+    let p = com("a20alias", include_bytes!("l1_progs/a20alias.bin"));
+    let budget = 600_000;
+    let results = |s: &Session| -> Vec<u32> {
+        let ram = s.machine.mem.ram();
+        (0..11)
+            .map(|i| u32::from_le_bytes(ram[0x500 + 4 * i..0x504 + 4 * i].try_into().unwrap()))
+            .collect()
+    };
+    let mut l0 = session(&p, "l0", budget);
+    l0.run();
+    let want = results(&l0);
+    assert_eq!(&want[..2], &[40 | 140 << 16, 40 | 240 << 16], "l0 part 1");
+    for arm in UOP_ARMS.iter().chain(&["uop"]) {
+        lockstep_arm(&p, arm, budget, 5_000);
+        let mut s = session(&p, arm, budget);
+        s.run();
+        assert_eq!(results(&s), want, "{arm}");
+        let ctr = s.counters().expect("counters");
+        let n = |k: &str| ctr[k].as_u64().unwrap_or_else(|| panic!("{k}: {ctr}"));
+        assert!(n("a20_moves") >= 40, "{arm}: {ctr}");
+        assert_eq!(n("flushes"), 0, "{arm}: {ctr}");
+    }
+}

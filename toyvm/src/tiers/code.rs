@@ -131,6 +131,13 @@ impl CodeMap {
         }
     }
 
+    /// Keeps the code (physical bytes) and rebuilds the view for the A20
+    /// state `a20` (the caller has dropped what was fetched past 1 MiB).
+    pub fn set_a20(&mut self, a20: bool) {
+        self.a20 = a20;
+        self.rebuild_pages();
+    }
+
     /// Counts one more program/block built from physical `[lo, hi)`.
     pub fn add(&mut self, lo: u32, hi: u32) {
         for p in lo..hi.min(CODE_LIMIT) {
