@@ -466,7 +466,7 @@ pub fn parse_float(u: &[u16]) -> (f64, usize) {
     (text.parse::<f64>().unwrap_or(0.0), i)
 }
 
-fn strtod(env: &mut Env, s: u32, end: u32, wide: bool) -> f64 {
+pub fn strtod(env: &mut Env, s: u32, end: u32, wide: bool) -> f64 {
     let u = units(env, s, wide);
     let (v, used) = parse_float(&u);
     if v.is_infinite() && used > 0 && !u.iter().any(|&c| c == b'i' as u16 || c == b'I' as u16) {

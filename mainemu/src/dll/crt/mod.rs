@@ -18,6 +18,7 @@ pub mod spawn;
 pub mod startup;
 pub mod stdio;
 pub mod string;
+pub mod string_s;
 pub mod time;
 
 /// The C runtime's process state (shared by msvcrt and ucrtbase): file
@@ -113,6 +114,7 @@ pub mod all {
     crate::dll! { "(crt)";
         @also super::common::DLL;
         @also super::string::DLL;
+        @also super::string_s::DLL;
         @also super::stdio::exports::DLL;
         @also super::files::DLL;
         @also super::misc::DLL;

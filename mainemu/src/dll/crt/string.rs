@@ -86,7 +86,7 @@ pub fn upper(c: u16) -> u16 {
     }
 }
 
-fn cmp_units(a: &[u16], b: &[u16], fold: bool) -> i32 {
+pub fn cmp_units(a: &[u16], b: &[u16], fold: bool) -> i32 {
     let f = |c: u16| if fold { lower(c) } else { c };
     for (x, y) in a.iter().zip(b.iter()) {
         let (x, y) = (f(*x), f(*y));
@@ -232,7 +232,7 @@ fn strdup(env: &mut Env, s: u32, wide: bool) -> u32 {
     a
 }
 
-fn map_in_place(env: &mut Env, s: u32, wide: bool, f: impl Fn(u16) -> u16) -> u32 {
+pub fn map_in_place(env: &mut Env, s: u32, wide: bool, f: impl Fn(u16) -> u16) -> u32 {
     let u: Vec<u16> = units(env, s, wide).into_iter().map(f).collect();
     put_units(env, s, &u, false, wide);
     s
@@ -334,7 +334,7 @@ pub fn pctype_table(env: &mut Env) -> u32 {
 }
 
 /// mbstowcs: Latin-1 bytes to UTF-16 (count without NUL, or -1).
-fn mbstowcs(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
+pub fn mbstowcs(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
     let u = units(env, s, false);
     if d == 0 {
         return u.len() as u32;
@@ -344,7 +344,7 @@ fn mbstowcs(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
     k as u32
 }
 
-fn wcstombs(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
+pub fn wcstombs(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
     let u = units(env, s, true);
     if u.iter().any(|&c| c > 0xFF) {
         super::fd::set_errno(env, super::fd::errno::EILSEQ);
@@ -358,6 +358,30 @@ fn wcstombs(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
     k as u32
 }
 
+/// towlower in the C locale: ASCII letters only.
+pub fn c_lower(c: u32) -> u32 {
+    let c = c & 0xFFFF;
+    if (0x41..=0x5A).contains(&c) {
+        c + 32
+    } else {
+        c
+    }
+}
+
+/// towupper in the C locale: ASCII letters only.
+pub fn c_upper(c: u32) -> u32 {
+    let c = c & 0xFFFF;
+    if (0x61..=0x7A).contains(&c) {
+        c - 32
+    } else {
+        c
+    }
+}
+
+fn isprint_c(c: u32) -> bool {
+    is(c, 0x117) != 0 || c == 0x20
+}
+
 fn is(c: u32, mask: u16) -> i32 {
     if c > 0xFFFF {
         return 0;
@@ -366,7 +390,7 @@ fn is(c: u32, mask: u16) -> i32 {
 }
 
 /// strcpy_s and friends: 0, or EINVAL/ERANGE with the destination emptied.
-fn copy_s(
+pub fn copy_s(
     env: &mut Env,
     d: u32,
     cap: u32,
@@ -482,10 +506,6 @@ crate::dll! { "(crt string)";
     cdecl fn _wcsupr(env, s: u32) -> u32 { map_in_place(env, s, true, upper) }
     cdecl fn _strlwr(env, s: u32) -> u32 { map_in_place(env, s, false, |c| if c < 0x80 { lower(c) } else { c }) }
     cdecl fn _wcslwr(env, s: u32) -> u32 { map_in_place(env, s, true, lower) }
-    cdecl fn _strupr_s(env, s: u32, n: u32) -> i32 { map_in_place(env, s, false, |c| if c < 0x80 { upper(c) } else { c }); 0 }
-    cdecl fn _wcsupr_s(env, s: u32, n: u32) -> i32 { map_in_place(env, s, true, upper); 0 }
-    cdecl fn _strlwr_s(env, s: u32, n: u32) -> i32 { map_in_place(env, s, false, |c| if c < 0x80 { lower(c) } else { c }); 0 }
-    cdecl fn _wcslwr_s(env, s: u32, n: u32) -> i32 { map_in_place(env, s, true, lower); 0 }
     cdecl fn _strset(env, s: u32, c: u32) -> u32 { map_in_place(env, s, false, |_| c as u8 as u16) }
     cdecl fn _wcsset(env, s: u32, c: u32) -> u32 { map_in_place(env, s, true, |_| c as u16) }
     cdecl fn _strnset(env, s: u32, c: u32, n: u32) -> u32 {
@@ -572,8 +592,9 @@ crate::dll! { "(crt string)";
     cdecl fn toupper(env, c: i32) -> i32 { if (0..0x80).contains(&c) { upper(c as u16) as i32 } else { c } }
     cdecl fn _tolower(env, c: i32) -> i32 { c + 32 }
     cdecl fn _toupper(env, c: i32) -> i32 { c - 32 }
-    cdecl fn towlower(env, c: u32) -> u32 { lower(c as u16) as u32 }
-    cdecl fn towupper(env, c: u32) -> u32 { upper(c as u16) as u32 }
+    // The C locale maps only A-Z and a-z (Latin-1 letters stay as they are).
+    cdecl fn towlower(env, c: u32) -> u32 { c_lower(c) }
+    cdecl fn towupper(env, c: u32) -> u32 { c_upper(c) }
     cdecl fn __pctype_func(env) -> u32 { pctype_table(env) }
     cdecl fn __p__pctype(env) -> u32 {
         let t = pctype_table(env);
@@ -645,7 +666,9 @@ crate::dll! { "(crt string)";
     cdecl fn _mbbtombc(env, c: u32) -> u32 { c }
     cdecl fn _mbctombb(env, c: u32) -> u32 { c }
     cdecl fn _mbsbtype(env, s: u32, n: u32) -> i32 { 0 }
-    cdecl fn _mbbtype(env, c: u32, t: i32) -> i32 { 0 }
+    // _MBC_TRAIL (2) never: the code page has no lead bytes; a byte is
+    // _MBC_SINGLE (0) when printable, else _MBC_ILLEGAL (-1).
+    cdecl fn _mbbtype(env, c: u32, t: i32) -> i32 { if t != 1 && isprint_c(c & 0xFF) { 0 } else { -1 } }
     cdecl fn _ismbblead(env, c: u32) -> i32 { 0 }
     cdecl fn _ismbbtrail(env, c: u32) -> i32 { 0 }
     cdecl fn _ismbslead(env, s: u32, p: u32) -> i32 { 0 }
