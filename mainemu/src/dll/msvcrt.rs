@@ -55,6 +55,9 @@ fn fill_iob(env: &mut Env, a: u32) {
         env.mem.poke_u32(a + 32 * k + 16, k);
     }
 }
+fn fill_pioinfo(env: &mut Env, _a: u32) {
+    crt::fd::mirror_all(env);
+}
 fn fill_tzname(env: &mut Env, a: u32) {
     let s = env.alloc_cstr(b"UTC");
     env.mem.poke_u32(a, s);
@@ -81,6 +84,8 @@ crate::dll! { "msvcrt.dll";
     @data _wcmdln [4] = [0u8; 0], fill_wcmdln;
     @data __mb_cur_max [4] = [1u8, 0, 0, 0];
     @data _fmode [4] = [0u8; 0];
+    // 64 block pointers (2048 descriptors); blocks appear as descriptors do.
+    @data __pioinfo [256] = [0u8; 0], fill_pioinfo;
     @data _commode [4] = [0u8; 0];
     @data _pctype [4] = [0u8; 0], fill_pctype;
     @data _ctype [514] = [0u8; 0], fill_ctype;
@@ -104,6 +109,19 @@ crate::dll! { "msvcrt.dll";
     cdecl fn __set_app_type(env, kind: u32) {}
     cdecl fn __setusermatherr(env, handler: u32) {}
     cdecl fn __p__fmode(env) -> u32 { data(env, "_fmode") }
+    cdecl fn _get_fmode(env, out: u32) -> i32 {
+        if out == 0 { crt::fd::set_errno(env, crt::fd::errno::EINVAL); return crt::fd::errno::EINVAL; }
+        let m = crt::fmode(env);
+        env.mem.poke_u32(out, m);
+        0
+    }
+    cdecl fn _set_fmode(env, m: u32) -> i32 {
+        // Only _O_TEXT and _O_BINARY are modes.
+        if m != crt::fd::oflag::TEXT && m != crt::fd::oflag::BINARY { crt::fd::set_errno(env, crt::fd::errno::EINVAL); return crt::fd::errno::EINVAL; }
+        let a = data(env, "_fmode");
+        env.mem.poke_u32(a, m);
+        0
+    }
     cdecl fn __p__commode(env) -> u32 { data(env, "_commode") }
     cdecl fn __p__acmdln(env) -> u32 { data(env, "_acmdln") }
     cdecl fn __p__wcmdln(env) -> u32 { data(env, "_wcmdln") }
