@@ -72,6 +72,8 @@ fn data(env: &mut Env, name: &str) -> u32 {
 
 crate::dll! { "msvcrt.dll";
     @also crt::all::DLL;
+    @also crt::rtti::DLL;
+    @also crt::undname::DLL;
     @data _iob [640] = [0u8; 0], fill_iob;
     @data __initenv [4] = [0u8; 0], fill_environ;
     @data __winitenv [4] = [0u8; 0], fill_wenviron;
@@ -103,6 +105,11 @@ crate::dll! { "msvcrt.dll";
     @data _sys_nerr [4] = [43u8, 0, 0, 0];
     @data __badioinfo [64] = [0u8; 0];
     @data _adjust_fdiv [4] = [0u8; 0];
+    @data exception_vtable as "??_7exception@@6B@" [4] = [0u8; 0], crt::rtti::fill_vtable;
+    @data bad_typeid_vtable as "??_7bad_typeid@@6B@" [4] = [0u8; 0], crt::rtti::fill_vtable;
+    @data bad_cast_vtable as "??_7bad_cast@@6B@" [4] = [0u8; 0], crt::rtti::fill_vtable;
+    @data non_rtti_vtable as "??_7__non_rtti_object@@6B@" [4] = [0u8; 0], crt::rtti::fill_vtable;
+    @data type_info_vtable as "??_7type_info@@6B@" [4] = [0u8; 0], crt::rtti::fill_vtable;
     cdecl fn __getmainargs(env, argc_p: u32, argv_p: u32, envp_p: u32, wildcard: u32, startinfo: u32) -> i32 {
         startup::mainargs(env, argc_p, argv_p, envp_p, false)
     }
@@ -148,8 +155,6 @@ crate::dll! { "msvcrt.dll";
     cdecl fn _except_handler4_common(env, cookie: u32, check: u32, rec: u32, frame: u32, ctx: u32, dc: u32) -> Ret {
         crt::except::handler(env, rec, frame, ctx, Some(cookie))
     }
-    // type_info's destructor (thiscall, no arguments): type_info objects are static.
-    stdcall fn type_info_dtor as "??1type_info@@UAE@XZ" (env) {}
     cdecl fn terminate as "?terminate@@YAXXZ" (env) -> Ret { Ret::Stop("std::terminate called (msvcrt ?terminate@@YAXXZ)".into()) }
     stdcall fn _CxxThrowException(env, obj: u32, info: u32) -> Ret { crt::cxx::throw(env, obj, info) }
     cdecl fn __CxxFrameHandler(env, rec: u32, frame: u32, ctx: u32, dc: u32) -> Ret { crt::cxx::frame_handler(env, rec, frame) }

@@ -13,6 +13,7 @@ pub mod fd;
 pub mod files;
 pub mod math;
 pub mod misc;
+pub mod rtti;
 pub mod scanf;
 pub mod spawn;
 pub mod startup;
@@ -20,6 +21,7 @@ pub mod stdio;
 pub mod string;
 pub mod string_s;
 pub mod time;
+pub mod undname;
 
 /// The C runtime's process state (shared by msvcrt and ucrtbase): file
 /// descriptors, streams, atexit table, and the small per-process values.
