@@ -28,6 +28,9 @@ pub enum ConsoleKind {
     Input,
     Output,
     Error,
+    /// A screen buffer from CreateConsoleScreenBuffer (its number in
+    /// `kernel32::console_buffer`).
+    Buffer(u32),
 }
 
 /// An open host file or directory.
