@@ -158,7 +158,11 @@ crate::dll! { "(kernel32 console)";
     stdcall fn GetConsoleMode(env, h: u32, out: u32) -> bool {
         let m = match kind(env, h) {
             Some(ConsoleKind::Input) => env.con.input_mode,
-            Some(_) => env.con.output_mode,
+            // Each screen buffer has its own output mode.
+            Some(_) => match super::console_buffer::buffer_of(env, h).and_then(|id| env.con.buffers.screens.get(&id)) {
+                Some(s) => s.mode,
+                None => env.con.output_mode,
+            },
             None => return env.fail(err::INVALID_HANDLE, false),
         };
         env.mem.poke_u32(out, m).is_some()
@@ -166,7 +170,13 @@ crate::dll! { "(kernel32 console)";
     stdcall fn SetConsoleMode(env, h: u32, mode: u32) -> bool {
         match kind(env, h) {
             Some(ConsoleKind::Input) => { env.con.input_mode = mode; true }
-            Some(_) => { env.con.output_mode = mode; true }
+            Some(_) => {
+                env.con.output_mode = mode;
+                if let Some(s) = super::console_buffer::buffer_of(env, h).and_then(|id| env.con.buffers.screens.get_mut(&id)) {
+                    s.mode = mode;
+                }
+                true
+            }
             None => env.fail(err::INVALID_HANDLE, false),
         }
     }

@@ -23,7 +23,9 @@ use std::collections::{BTreeMap, VecDeque};
 pub const MAIN: u32 = 0;
 const WIDTH: u16 = 80;
 const HEIGHT: u16 = 25;
-const ERROR_INVALID_ACCESS: u32 = 998;
+/// ERROR_INVALID_ACCESS, what the console calls give for a missing buffer
+/// or count pointer.
+const ERROR_INVALID_ACCESS: u32 = 12;
 /// ENABLE_PROCESSED_OUTPUT | ENABLE_WRAP_AT_EOL_OUTPUT.
 const OUT_PROCESSED: u32 = 1;
 const OUT_WRAP: u32 = 2;
@@ -137,6 +139,9 @@ impl ScreenBuffer {
     /// the current attribute; control characters act when the buffer's
     /// mode has ENABLE_PROCESSED_OUTPUT.
     pub fn put_text(&mut self, text: &[u16]) {
+        // Without wrapping, a line that fills up goes on from the column
+        // this write started at (as conhost does), overwriting itself.
+        let mut start = self.cursor.0;
         for &c in text {
             if self.mode & OUT_PROCESSED != 0 {
                 match c {
@@ -146,6 +151,7 @@ impl ScreenBuffer {
                     }
                     0x0A => {
                         self.newline();
+                        start = 0;
                         continue;
                     }
                     0x08 => {
@@ -158,25 +164,27 @@ impl ScreenBuffer {
                         let x = self.cursor.0;
                         let n = ((x / 8 + 1) * 8).min(self.width) - x;
                         for _ in 0..n {
-                            self.put_char(b' ' as u16);
+                            self.put_char(b' ' as u16, start);
                         }
                         continue;
                     }
                     _ => {}
                 }
             }
-            self.put_char(c);
+            self.put_char(c, start);
         }
         self.follow_cursor();
     }
 
-    fn put_char(&mut self, c: u16) {
+    fn put_char(&mut self, c: u16, start: u16) {
         let i = self.index(self.cursor.0, self.cursor.1);
         self.cells[i] = (c, self.attr);
         if self.cursor.0 + 1 < self.width {
             self.cursor.0 += 1;
         } else if self.mode & OUT_WRAP != 0 {
             self.newline();
+        } else {
+            self.cursor.0 = start.min(self.width - 1);
         }
     }
 }
@@ -648,7 +656,8 @@ fn create_buffer(env: &mut Env, flags: u32, data: u32) -> u32 {
     s.window = base.window;
     s.cursor_size = base.cursor_size;
     s.colors = base.colors;
-    s.popup_attr = base.popup_attr;
+    // A new buffer's popups take the character attributes it was given.
+    s.popup_attr = base.attr;
     let id = bufs.next;
     bufs.next += 1;
     bufs.screens.insert(id, s);
