@@ -180,10 +180,11 @@ crate::dll! { "(kernel32 console)";
             None => env.fail(err::INVALID_HANDLE, false),
         }
     }
-    stdcall fn GetConsoleCP(env) -> u32 { env.con.input_cp }
-    stdcall fn GetConsoleOutputCP(env) -> u32 { env.con.output_cp }
-    stdcall fn SetConsoleCP(env, cp: u32) -> bool { env.con.input_cp = cp; true }
-    stdcall fn SetConsoleOutputCP(env, cp: u32) -> bool { env.con.output_cp = cp; true }
+    // Without a console (after FreeConsole) the code-page calls fail.
+    stdcall fn GetConsoleCP(env) -> u32 { if env.con.detached { env.fail(err::INVALID_HANDLE, 0) } else { env.con.input_cp } }
+    stdcall fn GetConsoleOutputCP(env) -> u32 { if env.con.detached { env.fail(err::INVALID_HANDLE, 0) } else { env.con.output_cp } }
+    stdcall fn SetConsoleCP(env, cp: u32) -> bool { if env.con.detached { return env.fail(err::INVALID_HANDLE, false); } env.con.input_cp = cp; true }
+    stdcall fn SetConsoleOutputCP(env, cp: u32) -> bool { if env.con.detached { return env.fail(err::INVALID_HANDLE, false); } env.con.output_cp = cp; true }
     stdcall fn WriteConsoleA(env, h: u32, buf: u32, n: u32, put: u32, reserved: u32) -> bool { write_ansi(env, h, buf, n, put) }
     stdcall fn WriteConsoleW(env, h: u32, buf: u32, n: u32, put: u32, reserved: u32) -> bool { write_wide(env, h, buf, n, put) }
     stdcall fn ReadConsoleA(env, h: u32, buf: u32, n: u32, got: u32, ctl: u32) -> bool { read_console(env, h, buf, n, got, false) }

@@ -646,6 +646,9 @@ fn scroll(env: &mut Env, h: u32, rect: u32, clip: u32, dest: u32, fill: u32, wid
 }
 
 fn create_buffer(env: &mut Env, flags: u32, data: u32) -> u32 {
+    if env.con.detached {
+        return env.fail(err::INVALID_HANDLE, u32::MAX);
+    }
     // CONSOLE_TEXTMODE_BUFFER is the only kind.
     if flags != 1 || data != 0 {
         return env.fail(err::INVALID_PARAMETER, u32::MAX);
@@ -697,7 +700,17 @@ fn write_input(env: &mut Env, h: u32, recs: u32, n: u32, written: u32, wide: boo
         if !wide {
             record_char(&mut rec, true);
         }
-        env.con.buffers.input.push_back(rec);
+        // A mouse move written alone after a queued mouse move replaces it,
+        // as conhost does (the count still says it was written); a list
+        // written in one call is queued whole.
+        let moved = |r: &[u8; 20]| {
+            r[0] == 2 && r[1] == 0 && u32::from_le_bytes([r[16], r[17], r[18], r[19]]) == 1
+        };
+        let q = &mut env.con.buffers.input;
+        match q.back_mut() {
+            Some(last) if n == 1 && moved(&rec) && moved(last) => *last = rec,
+            _ => q.push_back(rec),
+        }
         k += 1;
     }
     env.con.buffers.queued = true;
