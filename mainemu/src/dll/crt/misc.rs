@@ -466,6 +466,77 @@ pub fn parse_float(u: &[u16]) -> (f64, usize) {
     (text.parse::<f64>().unwrap_or(0.0), i)
 }
 
+/// The `_mbctype` byte of `b` under code page `cp` (before the table's
+/// leading extra entry): _MS 0x01 and _MP 0x02 (code page 932's
+/// single-byte katakana and punctuation), _M1 0x04 lead byte, _M2 0x08
+/// trail byte, _SBUP 0x10 and _SBLOW 0x20 single-byte letters. The lead
+/// and trail ranges are Windows' for the four East Asian code pages; the
+/// letters of a single-byte page are its characters' Unicode case.
+pub fn mbctype(cp: i32, b: u8) -> u8 {
+    let inr = |r: &[(u8, u8)]| r.iter().any(|&(a, z)| (a..=z).contains(&b));
+    let (lead, trail): (&[(u8, u8)], &[(u8, u8)]) = match cp {
+        932 => (&[(0x81, 0x9F), (0xE0, 0xFC)], &[(0x40, 0x7E), (0x80, 0xFC)]),
+        936 => (&[(0x81, 0xFE)], &[(0x40, 0xFE)]),
+        949 => (&[(0x81, 0xFE)], &[(0x41, 0xFE)]),
+        950 => (&[(0x81, 0xFE)], &[(0x40, 0x7E), (0xA1, 0xFE)]),
+        _ => (&[], &[]),
+    };
+    let mut t = 0;
+    if inr(lead) {
+        t |= 0x04;
+    }
+    if inr(trail) {
+        t |= 0x08;
+    }
+    if cp == 932 {
+        match b {
+            0xA1..=0xA5 => t |= 0x02,
+            0xA6..=0xDF => t |= 0x01,
+            _ => {}
+        }
+    }
+    let single_letter = b.is_ascii_alphabetic() || (cp == 1252 && b >= 0x80);
+    if single_letter {
+        let c = char::from_u32(super::super::kernel32::codepage::ansi_to_wide(b) as u32)
+            .unwrap_or('\0');
+        if c.is_uppercase() {
+            t |= 0x10;
+        } else if c.is_lowercase() {
+            t |= 0x20;
+        }
+    }
+    t
+}
+
+/// `_setmbcp`: the multibyte code page and msvcrt's `_mbctype` table for
+/// it (the table only: the `_mbs` calls stay single-byte). `_MB_CP_ANSI`
+/// (-3) is 1252, `_MB_CP_OEM` (-2) 437, `_MB_CP_LOCALE` (-4) the C
+/// locale's (none, 0), `_MB_CP_SBCS` 0.
+fn setmbcp(env: &mut Env, cp: i32) -> i32 {
+    let cp = match cp {
+        -3 => 1252,
+        -2 => 437,
+        -4 => 0,
+        c => c,
+    };
+    if !matches!(cp, 0 | 437 | 850 | 1252 | 932 | 936 | 949 | 950) {
+        fd::set_errno(env, errno::EINVAL);
+        return -1;
+    }
+    env.crt.mbcp = cp;
+    // The table is rewritten only where a program can see it.
+    if let Some(&a) = env.data.get("msvcrt.dll!_mbctype") {
+        let mut t = vec![0u8; 257];
+        if cp != 0 {
+            for b in 0..=255u8 {
+                t[b as usize + 1] = mbctype(cp, b);
+            }
+        }
+        env.mem.poke(a, &t);
+    }
+    0
+}
+
 pub fn strtod(env: &mut Env, s: u32, end: u32, wide: bool) -> f64 {
     let u = units(env, s, wide);
     let (v, used) = parse_float(&u);
@@ -786,8 +857,8 @@ crate::dll! { "(crt stdlib)";
     cdecl fn ___lc_codepage_func(env) -> u32 { 0 }
     cdecl fn ___lc_collate_cp_func(env) -> u32 { 0 }
     cdecl fn ___lc_handle_func(env) -> u32 { static_buf(env, "lc_handle", 24) }
-    cdecl fn _getmbcp(env) -> i32 { 0 }
-    cdecl fn _setmbcp(env, cp: i32) -> i32 { if cp == 0 || cp == -3 || cp == -4 || cp == 1252 || cp == 437 { 0 } else { fd::set_errno(env, errno::EINVAL); -1 } }
+    cdecl fn _getmbcp(env) -> i32 { env.crt.mbcp }
+    cdecl fn _setmbcp(env, cp: i32) -> i32 { setmbcp(env, cp) }
     cdecl fn _getpid(env) -> u32 { crate::process::PROCESS_ID }
     cdecl fn system(env, cmd: u32) -> Ret { super::spawn::system(env, cmd, false) }
     cdecl fn _wsystem(env, cmd: u32) -> Ret { super::spawn::system(env, cmd, true) }

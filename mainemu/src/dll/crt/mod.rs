@@ -51,6 +51,8 @@ pub struct State {
     pub signals: std::collections::BTreeMap<u32, u32>,
     pub invalid_handler: u32,
     pub new_mode: i32,
+    /// `_setmbcp`'s code page (0: single-byte, the start-up state here).
+    pub mbcp: i32,
     /// C++ exceptions whose catch block is running, innermost last (object,
     /// ThrowInfo): what `throw;` rethrows.
     pub cxx_caught: Vec<(u32, u32)>,
