@@ -948,3 +948,56 @@ fn searchenv(env: &mut Env, file: u32, var: u32, out: u32, wide: bool) {
     put_units(env, out, &[], true, wide);
     fd::set_errno(env, errno::ENOENT);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::mbctype;
+
+    /// Windows' `_mbctype` after `_setmbcp(cp)`, run-length encoded as
+    /// (value, count) from the table's extra leading entry on.
+    #[test]
+    fn mbctype_tables() {
+        let tables: [(i32, &[u8]); 4] = [
+            (
+                932,
+                &[
+                    0x0, 65, 0x8, 1, 0x18, 26, 0x8, 6, 0x28, 26, 0x8, 4, 0x0, 1, 0x8, 1, 0xc, 31,
+                    0x8, 1, 0xa, 5, 0x9, 58, 0xc, 29, 0, 3,
+                ],
+            ),
+            (
+                936,
+                &[
+                    0x0, 65, 0x8, 1, 0x18, 26, 0x8, 6, 0x28, 26, 0x8, 6, 0xc, 126, 0, 1,
+                ],
+            ),
+            (
+                949,
+                &[0x0, 66, 0x18, 26, 0x8, 6, 0x28, 26, 0x8, 6, 0xc, 126, 0, 1],
+            ),
+            (
+                950,
+                &[
+                    0x0, 65, 0x8, 1, 0x18, 26, 0x8, 6, 0x28, 26, 0x8, 4, 0x0, 2, 0x4, 32, 0xc, 94,
+                    0, 1,
+                ],
+            ),
+        ];
+        for (cp, rle) in tables {
+            let want: Vec<u8> = rle
+                .chunks(2)
+                .flat_map(|p| std::iter::repeat_n(p[0], p[1] as usize))
+                .collect();
+            assert_eq!(want.len(), 257, "cp {cp}");
+            let got: Vec<u8> = std::iter::once(0)
+                .chain((0..=255u8).map(|b| mbctype(cp, b)))
+                .collect();
+            assert_eq!(got, want, "cp {cp}");
+        }
+        // 1252: letters by case, ª and º lower, × and ÷ neither.
+        assert_eq!(
+            [0x41, 0x61, 0x8A, 0x9A, 0xAA, 0xBA, 0xD7, 0xDF, 0xF7, 0xFF].map(|b| mbctype(1252, b)),
+            [0x10, 0x20, 0x10, 0x20, 0x20, 0x20, 0, 0x20, 0, 0x20]
+        );
+    }
+}

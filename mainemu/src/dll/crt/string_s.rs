@@ -563,3 +563,20 @@ crate::dll! { "(crt checked strings)";
     }
     cdecl fn wcrtomb_s(env, ret: u32, d: u32, size: u32, c: u32, state: u32) -> i32 { wcrtomb_s(env, ret, d, size, c, state) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::f64_to_ext;
+
+    #[test]
+    fn extended_from_double() {
+        assert_eq!(f64_to_ext(1.0), [0, 0, 0, 0, 0, 0, 0, 0x80, 0xFF, 0x3F]);
+        assert_eq!(f64_to_ext(-0.0), [0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80]);
+        assert_eq!(f64_to_ext(-2.5), [0, 0, 0, 0, 0, 0, 0, 0xA0, 0x00, 0xC0]);
+        // The smallest subnormal double, 2^-1074, is a normal extended number.
+        assert_eq!(
+            f64_to_ext(f64::from_bits(1)),
+            [0, 0, 0, 0, 0, 0, 0, 0x80, 0xCD, 0x3B]
+        );
+    }
+}
