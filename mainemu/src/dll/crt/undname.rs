@@ -135,7 +135,8 @@ impl P<'_> {
             let name = self.literal()?;
             self.remember(&name);
             let mut a = Vec::new();
-            while !self.eat(b'@') {
+            // A bare template name may end with its last argument.
+            while !self.eat(b'@') && self.peek().is_some() {
                 a.push(self.template_arg()?);
             }
             let list = a.join(",");
@@ -404,6 +405,15 @@ impl P<'_> {
                     b'Q' => self.pointer("&&", top),
                     b'R' => self.pointer("&& volatile", top),
                     b'T' => basic("std::nullptr_t"),
+                    b'B' => {
+                        // A template argument of array type: `char [256]`.
+                        let t = self.ty()?;
+                        Some(Ty::plain(if t.right.is_empty() {
+                            t.left
+                        } else {
+                            format!("{} {}", t.left, t.right)
+                        }))
+                    }
                     b'C' => {
                         let cv = Self::cv(self.next()?)?;
                         let t = self.ty()?;
@@ -507,6 +517,12 @@ impl P<'_> {
                     b'V' => "operator delete[]",
                     b'X' => "`placement delete closure'",
                     b'Y' => "`placement delete[] closure'",
+                    b'R' if self.peek() == Some(b'0') => {
+                        // `??_R0` + a type: that type's RTTI Type Descriptor.
+                        self.i += 1;
+                        let t = self.ty()?;
+                        return Some((format!("{} `RTTI Type Descriptor'", t.text()), Special::Op));
+                    }
                     _ => return None,
                 };
                 Some((s.to_string(), Special::Op))
@@ -519,6 +535,12 @@ impl P<'_> {
     fn symbol(&mut self) -> Option<String> {
         if !self.eat(b'?') {
             return None;
+        }
+        if self.peek() == Some(b'$') {
+            // `?$name@args@`: a template name on its own.
+            self.i += 1;
+            let t = self.template()?;
+            return (self.i == self.s.len()).then_some(t);
         }
         let (first, special) = if self.eat(b'?') {
             if self.peek() == Some(b'$') {
@@ -621,7 +643,14 @@ impl P<'_> {
         let ret = self.return_type()?;
         let ret = if special == Special::Conv {
             // A conversion operator's name is its return type.
-            let n = format!("{name}{}", ret.text());
+            // A qualified type is followed by a blank: `operator int const (void)`.
+            let t = ret.text();
+            let sep = if t.ends_with("const") || t.ends_with("volatile") {
+                " "
+            } else {
+                ""
+            };
+            let n = format!("{name}{t}{sep}");
             return self.finish(access, member, cc, &Ty::default(), &n, this, adjust);
         } else {
             ret
@@ -773,6 +802,10 @@ mod tests {
             ("ABVVec4@ref2@dice@@", 0x2800, "class dice::ref2::Vec4 const &"),
             ("?AV?$CDB_GEN_BIG_ENUM_FLAG@W4CDB_WYSIWYG_BITS_ENUM@@$0HO@@@", 0x2800, "class CDB_GEN_BIG_ENUM_FLAG<enum CDB_WYSIWYG_BITS_ENUM,126>"),
             ("P8test@@BACXZ", 0x2800, "signed char (__cdecl test::*)(void)const "),
+            ("?$aaa@Vbbb@ccc@@Vddd@2@", 0, "aaa<class ccc::bbb,class ccc::ddd>"),
+            ("??_R0?AVCC@DD@@@8", 0, "class DD::CC `RTTI Type Descriptor'"),
+            ("??_E?$TStrArray@$$BY0BAA@D$0BA@@@UAEPAXI@Z", 0, "public: virtual void * __thiscall TStrArray<char [256],16>::`vector deleting destructor'(unsigned int)"),
+            ("??Bcastop@@QAE?BHXZ", 0, "public: __thiscall castop::operator int const (void)"),
         ];
         for (m, f, want) in t {
             assert_eq!(demangle(m, f).as_deref(), Some(want), "{m}");
