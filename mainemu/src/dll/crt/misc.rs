@@ -466,6 +466,9 @@ pub fn parse_float(u: &[u16]) -> (f64, usize) {
     (text.parse::<f64>().unwrap_or(0.0), i)
 }
 
+/// Inclusive byte ranges.
+type Ranges = &'static [(u8, u8)];
+
 /// The `_mbctype` byte of `b` under code page `cp` (before the table's
 /// leading extra entry): _MS 0x01 and _MP 0x02 (code page 932's
 /// single-byte katakana and punctuation), _M1 0x04 lead byte, _M2 0x08
@@ -473,8 +476,8 @@ pub fn parse_float(u: &[u16]) -> (f64, usize) {
 /// and trail ranges are Windows' for the four East Asian code pages; the
 /// letters of a single-byte page are its characters' Unicode case.
 pub fn mbctype(cp: i32, b: u8) -> u8 {
-    let inr = |r: &[(u8, u8)]| r.iter().any(|&(a, z)| (a..=z).contains(&b));
-    let (lead, trail): (&[(u8, u8)], &[(u8, u8)]) = match cp {
+    let inr = |r: Ranges| r.iter().any(|&(a, z)| (a..=z).contains(&b));
+    let (lead, trail): (Ranges, Ranges) = match cp {
         932 => (&[(0x81, 0x9F), (0xE0, 0xFC)], &[(0x40, 0x7E), (0x80, 0xFC)]),
         936 => (&[(0x81, 0xFE)], &[(0x40, 0xFE)]),
         949 => (&[(0x81, 0xFE)], &[(0x41, 0xFE)]),

@@ -514,6 +514,7 @@ fn read_cells(env: &mut Env, h: u32, buf: u32, n: u32, at: u32, count: u32, part
 /// Read/WriteConsoleOutput: a rectangle of CHAR_INFO between the buffer
 /// and a `size` array at `at`; `region` (in/out) is clipped to both and
 /// reports what was copied.
+#[allow(clippy::too_many_arguments)]
 fn output_rect(
     env: &mut Env,
     h: u32,

@@ -111,7 +111,7 @@ fn map_view(env: &mut Env, h: u32, access: u32, hi: u32, lo: u32, n: u32) -> u32
     let size = *size;
     let offset = (hi as u64) << 32 | lo as u64;
     // Offsets are multiples of the allocation granularity.
-    if offset % 0x1_0000 != 0 || offset > size {
+    if !offset.is_multiple_of(0x1_0000) || offset > size {
         return env.fail(err::INVALID_PARAMETER, 0);
     }
     let len = if n == 0 { size - offset } else { n as u64 };
