@@ -355,6 +355,15 @@ fn rt_dynamic_cast(env: &mut Env, obj: u32, dst: u32, is_ref: u32) -> Ret {
     Ret::Value(0)
 }
 
+/// type_info's destructor: frees the demangled name `name()` cached.
+fn type_info_free(env: &mut Env, t: u32) {
+    let n = env.mem.peek_u32(t + 4).unwrap_or(0);
+    if n != 0 {
+        super::free(env, n);
+        env.mem.poke_u32(t + 4, 0);
+    }
+}
+
 /// The decorated name after its leading '.'.
 fn raw(env: &Env, ti: u32) -> Vec<u8> {
     env.mem.peek_cstr(ti + 9, 4096).unwrap_or_default()
@@ -420,16 +429,10 @@ crate::dll! { "(msvcrt C++ classes)";
     stdcall fn non_rtti_assign as "??4__non_rtti_object@@QAEAAV0@ABV0@@Z" (env, rhs: u32) -> u32 { let t = this(env); assign(env, t, rhs) }
     stdcall fn non_rtti_vdtor as "??_E__non_rtti_object@@UAEPAXI@Z" (env, flags: u32) -> u32 { let t = this(env); vector_dtor(env, t, flags) }
     stdcall fn non_rtti_sdtor as "??_G__non_rtti_object@@UAEPAXI@Z" (env, flags: u32) -> u32 { let t = this(env); scalar_dtor(env, t, flags) }
-    // type_info's destructor frees the demangled name `name()` cached.
-    stdcall fn type_info_dtor as "??1type_info@@UAE@XZ" (env) {
-        let t = this(env);
-        let n = env.mem.peek_u32(t + 4).unwrap_or(0);
-        if n != 0 { super::free(env, n); env.mem.poke_u32(t + 4, 0); }
-    }
+    stdcall fn type_info_dtor as "??1type_info@@UAE@XZ" (env) { let t = this(env); type_info_free(env, t) }
     stdcall fn type_info_sdtor as "??_Gtype_info@@UAEPAXI@Z" (env, flags: u32) -> u32 {
         let t = this(env);
-        let n = env.mem.peek_u32(t + 4).unwrap_or(0);
-        if n != 0 { super::free(env, n); env.mem.poke_u32(t + 4, 0); }
+        type_info_free(env, t);
         if flags & 1 != 0 { super::free(env, t); }
         t
     }

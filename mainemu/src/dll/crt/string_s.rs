@@ -141,6 +141,34 @@ fn cat_s(env: &mut Env, d: u32, size: u32, s: u32, count: u32) -> i32 {
     0
 }
 
+/// Stores at most `count` units of `src` (all for `_TRUNCATE`) and a NUL
+/// as UTF-16 in `size` units at `d`: (units stored, 0 or STRUNCATE), or
+/// ERANGE (with `d` emptied) when they do not fit and truncation was not
+/// asked for.
+fn store_wide(
+    env: &mut Env,
+    d: u32,
+    size: u32,
+    count: u32,
+    src: &[u16],
+) -> Result<(usize, i32), i32> {
+    let want = if count == TRUNCATE {
+        src.len()
+    } else {
+        src.len().min(count as usize)
+    };
+    let (n, e) = if want < size as usize {
+        (want, 0)
+    } else if count == TRUNCATE {
+        (size as usize - 1, STRUNCATE)
+    } else {
+        put_unit(env, d, 0, true);
+        return Err(fail(env, ERANGE));
+    };
+    put_units(env, d, &src[..n], true, true);
+    Ok((n, e))
+}
+
 /// `mbstowcs_s`/`_mbstowcs_s_l`: Latin-1 bytes to UTF-16 with the checks
 /// and `_TRUNCATE` rule of the documentation; `*ret` counts the NUL.
 fn mbstowcs_s(env: &mut Env, ret: u32, d: u32, size: u32, s: u32, count: u32) -> i32 {
@@ -161,20 +189,10 @@ fn mbstowcs_s(env: &mut Env, ret: u32, d: u32, size: u32, s: u32, count: u32) ->
         return fail(env, EINVAL);
     }
     let src = units(env, s, false);
-    let want = if count == TRUNCATE {
-        src.len()
-    } else {
-        src.len().min(count as usize)
+    let (n, e) = match store_wide(env, d, size, count, &src) {
+        Ok(x) => x,
+        Err(e) => return e,
     };
-    let (n, e) = if want < size as usize {
-        (want, 0)
-    } else if count == TRUNCATE {
-        (size as usize - 1, STRUNCATE)
-    } else {
-        put_unit(env, d, 0, true);
-        return fail(env, ERANGE);
-    };
-    put_units(env, d, &src[..n], true, true);
     if ret != 0 {
         env.mem.poke_u32(ret, n as u32 + 1);
     }
@@ -301,20 +319,10 @@ fn mbsrtowcs_s(env: &mut Env, ret: u32, d: u32, size: u32, ps: u32, count: u32, 
         }
         return 0;
     }
-    let want = if count == TRUNCATE {
-        src.len()
-    } else {
-        src.len().min(count as usize)
+    let (n, e) = match store_wide(env, d, size, count, &src) {
+        Ok(x) => x,
+        Err(e) => return e,
     };
-    let (n, e) = if want < size as usize {
-        (want, 0)
-    } else if count == TRUNCATE {
-        (size as usize - 1, STRUNCATE)
-    } else {
-        put_unit(env, d, 0, true);
-        return fail(env, ERANGE);
-    };
-    put_units(env, d, &src[..n], true, true);
     env.mem
         .poke_u32(ps, if n == src.len() { 0 } else { s + n as u32 });
     if ret != 0 {

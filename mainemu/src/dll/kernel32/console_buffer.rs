@@ -436,12 +436,16 @@ enum Part {
     Attr,
 }
 
-fn write_cells(env: &mut Env, h: u32, buf: u32, n: u32, at: u32, count: u32, part: Part) -> bool {
-    let Some(id) = checked(env, h, buf, n, count) else {
-        return false;
-    };
-    let unit = if part == Part::CharA { 1 } else { 2 };
-    let data = env.read_bytes(buf, n * unit).unwrap_or_default();
+/// Sets the characters or attributes of the run of `n` cells from `at`
+/// to `value(j)` for the j-th; returns how many cells the run has.
+fn store_run(
+    env: &mut Env,
+    id: u32,
+    at: u32,
+    n: u32,
+    part: Part,
+    value: impl Fn(usize) -> u16,
+) -> u32 {
     let (x, y) = coord(at);
     let s = env
         .con
@@ -450,15 +454,27 @@ fn write_cells(env: &mut Env, h: u32, buf: u32, n: u32, at: u32, count: u32, par
         .get_mut(&id)
         .expect("buffer of a handle");
     let r = run(s, x, y, n);
-    let k = r.len();
+    let k = r.len() as u32;
     for (j, i) in r.enumerate() {
         match part {
-            Part::CharA => s.cells[i].0 = super::codepage::ansi_to_wide(data[j]),
-            Part::CharW => s.cells[i].0 = u16::from_le_bytes([data[2 * j], data[2 * j + 1]]),
-            Part::Attr => s.cells[i].1 = u16::from_le_bytes([data[2 * j], data[2 * j + 1]]),
+            Part::Attr => s.cells[i].1 = value(j),
+            _ => s.cells[i].0 = value(j),
         }
     }
-    env.mem.poke_u32(count, k as u32);
+    k
+}
+
+fn write_cells(env: &mut Env, h: u32, buf: u32, n: u32, at: u32, count: u32, part: Part) -> bool {
+    let Some(id) = checked(env, h, buf, n, count) else {
+        return false;
+    };
+    let unit = if part == Part::CharA { 1 } else { 2 };
+    let data = env.read_bytes(buf, n * unit).unwrap_or_default();
+    let k = store_run(env, id, at, n, part, |j| match part {
+        Part::CharA => super::codepage::ansi_to_wide(data[j]),
+        _ => u16::from_le_bytes([data[2 * j], data[2 * j + 1]]),
+    });
+    env.mem.poke_u32(count, k);
     true
 }
 
@@ -470,23 +486,12 @@ fn fill_cells(env: &mut Env, h: u32, v: u32, n: u32, at: u32, count: u32, part: 
         env.mem.poke_u32(count, 0);
         return env.fail(err::INVALID_HANDLE, false);
     };
-    let (x, y) = coord(at);
-    let s = env
-        .con
-        .buffers
-        .screens
-        .get_mut(&id)
-        .expect("buffer of a handle");
-    let r = run(s, x, y, n);
-    let k = r.len();
-    for i in r {
-        match part {
-            Part::CharA => s.cells[i].0 = super::codepage::ansi_to_wide(v as u8),
-            Part::CharW => s.cells[i].0 = v as u16,
-            Part::Attr => s.cells[i].1 = v as u16,
-        }
-    }
-    env.mem.poke_u32(count, k as u32);
+    let v = match part {
+        Part::CharA => super::codepage::ansi_to_wide(v as u8),
+        _ => v as u16,
+    };
+    let k = store_run(env, id, at, n, part, |_| v);
+    env.mem.poke_u32(count, k);
     true
 }
 

@@ -101,6 +101,20 @@ fn create(env: &mut Env, file: u32, protect: u32, hi: u32, lo: u32, name: u32, w
     h
 }
 
+/// Records a view at `a`; `keep` is the handle a file view holds on its
+/// mapping (0 for a view into a paging-file block, which owns nothing).
+fn add_view(env: &mut Env, a: u32, object: u32, offset: u64, len: u32, write: bool, keep: u32) {
+    let v = View {
+        object,
+        offset,
+        len,
+        write,
+        owned: keep != 0,
+        keep,
+    };
+    env.k32.views.insert(a, v);
+}
+
 fn map_view(env: &mut Env, h: u32, access: u32, hi: u32, lo: u32, n: u32) -> u32 {
     let Some(id) = env.handles.id_of(h) else {
         return env.fail(err::INVALID_HANDLE, 0);
@@ -121,17 +135,7 @@ fn map_view(env: &mut Env, h: u32, access: u32, hi: u32, lo: u32, n: u32) -> u32
     let write = access & (FILE_MAP_WRITE | FILE_MAP_COPY) != 0;
     if let Some(&block) = env.k32.mapping_blocks.get(&id) {
         let a = block + offset as u32;
-        env.k32.views.insert(
-            a,
-            View {
-                object: id,
-                offset,
-                len: len as u32,
-                write,
-                owned: false,
-                keep: 0,
-            },
-        );
+        add_view(env, a, id, offset, len as u32, write, 0);
         return a;
     }
     let mut bytes = vec![0u8; len as usize];
@@ -161,17 +165,7 @@ fn map_view(env: &mut Env, h: u32, access: u32, hi: u32, lo: u32, n: u32) -> u32
     };
     env.mem.poke(a, &bytes);
     let keep = env.handles.open_id(id);
-    env.k32.views.insert(
-        a,
-        View {
-            object: id,
-            offset,
-            len: len as u32,
-            write,
-            owned: true,
-            keep,
-        },
-    );
+    add_view(env, a, id, offset, len as u32, write, keep);
     a
 }
 
