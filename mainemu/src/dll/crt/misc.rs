@@ -380,6 +380,30 @@ pub fn parse_int(u: &[u16], base: u32, bits: u32, signed: bool) -> (u64, usize, 
     (val, i, over)
 }
 
+/// The zeros of the decimal digit runs `wcstol` and friends accept besides
+/// ASCII (Arabic-Indic to fullwidth; each zero starts ten digits).
+const DIGIT_ZEROS: [u16; 17] = [
+    0x0660, 0x06F0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0C66, 0x0CE6, 0x0D66, 0x0E50, 0x0ED0,
+    0x0F20, 0x1040, 0x17E0, 0x1810, 0xFF10,
+];
+
+/// A non-ASCII decimal digit as its ASCII digit, a Unicode space as ' ',
+/// anything else unchanged.
+fn wide_digit_or_space(c: u16) -> u16 {
+    if c < 0x80 {
+        return c;
+    }
+    if let Some(z) = DIGIT_ZEROS.iter().find(|&&z| (z..z + 10).contains(&c)) {
+        return b'0' as u16 + (c - z);
+    }
+    let space = char::from_u32(c as u32).is_some_and(char::is_whitespace);
+    if space {
+        b' ' as u16
+    } else {
+        c
+    }
+}
+
 fn strto_int(
     env: &mut Env,
     s: u32,
@@ -389,7 +413,14 @@ fn strto_int(
     signed: bool,
     wide: bool,
 ) -> u64 {
-    let u = units(env, s, wide);
+    let mut u = units(env, s, wide);
+    if wide {
+        // The wide conversions read any script's decimal digits and skip
+        // any Unicode space, as Windows' do: mapped here unit for unit.
+        for c in u.iter_mut() {
+            *c = wide_digit_or_space(*c);
+        }
+    }
     let (v, used, over) = parse_int(&u, base, bits, signed);
     if over {
         fd::set_errno(env, errno::ERANGE);

@@ -358,6 +358,46 @@ pub fn wcstombs(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
     k as u32
 }
 
+/// A double-byte character of `cp`: a lead byte then a trail byte.
+fn mbc_legal(cp: i32, c: u32) -> bool {
+    let (hi, lo) = ((c >> 8) as u8, c as u8);
+    c < 0x1_0000 && super::misc::mbctype(cp, hi) & 4 != 0 && super::misc::mbctype(cp, lo) & 8 != 0
+}
+
+/// JIS X 0208 (row and cell 0x21-0x7E each) to Shift-JIS; 0 when `c` is
+/// no JIS character.
+fn jis_to_sjis(c: u32) -> u32 {
+    let (hi, lo) = (c >> 8, c & 0xFF);
+    if c > 0xFFFF || !(0x21..=0x7E).contains(&hi) || !(0x21..=0x7E).contains(&lo) {
+        return 0;
+    }
+    // Odd rows take cells 0x40-0x9E, even rows 0x9F-0xFC (0x7F skipped).
+    let mut lo = if hi % 2 == 1 { lo + 0x1F } else { lo + 0x7D };
+    if lo >= 0x7F {
+        lo += 1;
+    }
+    let lead = (hi - 0x21) / 2 + 0x81;
+    let lead = if lead > 0x9F { lead + 0x40 } else { lead };
+    lead << 8 | lo
+}
+
+/// Shift-JIS to JIS X 0208; 0 when `c` is no double-byte character of 932.
+fn sjis_to_jis(c: u32) -> u32 {
+    if !mbc_legal(932, c) || (c >> 8) >= 0xF0 {
+        return 0;
+    }
+    let c = if (c >> 8) >= 0xE0 { c - 0x4000 } else { c };
+    let mut c = (((c >> 8) - 0x81) * 2 + 0x21) << 8 | (c & 0xFF);
+    if c & 0xFF > 0x7F {
+        c -= 1;
+    }
+    if c & 0xFF > 0x9D {
+        c + 0x83
+    } else {
+        c - 0x1F
+    }
+}
+
 /// towlower in the C locale: ASCII letters only.
 pub fn c_lower(c: u32) -> u32 {
     let c = c & 0xFFFF;
@@ -669,23 +709,24 @@ crate::dll! { "(crt string)";
     // _MBC_TRAIL (2) never: the code page has no lead bytes; a byte is
     // _MBC_SINGLE (0) when printable, else _MBC_ILLEGAL (-1).
     cdecl fn _mbbtype(env, c: u32, t: i32) -> i32 { if t != 1 && isprint_c(c & 0xFF) { 0 } else { -1 } }
-    cdecl fn _ismbblead(env, c: u32) -> i32 { 0 }
-    cdecl fn _ismbbtrail(env, c: u32) -> i32 { 0 }
+    // Lead and trail bytes of the code page _setmbcp chose (_M1 4, _M2 8).
+    cdecl fn _ismbblead(env, c: u32) -> i32 { (super::misc::mbctype(env.crt.mbcp, c as u8) & 4) as i32 }
+    cdecl fn _ismbbtrail(env, c: u32) -> i32 { (super::misc::mbctype(env.crt.mbcp, c as u8) & 8) as i32 }
     cdecl fn _ismbslead(env, s: u32, p: u32) -> i32 { 0 }
     cdecl fn _ismbstrail(env, s: u32, p: u32) -> i32 { 0 }
     cdecl fn _ismbcalpha(env, c: u32) -> i32 { is(c, 0x103) }
     cdecl fn _ismbcdigit(env, c: u32) -> i32 { is(c, 0x4) }
     cdecl fn _ismbcspace(env, c: u32) -> i32 { is(c, 0x8) }
-    cdecl fn _ismbclegal(env, c: u32) -> i32 { 0 }
+    cdecl fn _ismbclegal(env, c: u32) -> i32 { mbc_legal(env.crt.mbcp, c) as i32 }
     cdecl fn _ismbcl0(env, c: u32) -> i32 { 0 }
     cdecl fn _ismbcl1(env, c: u32) -> i32 { 0 }
     cdecl fn _ismbcl2(env, c: u32) -> i32 { 0 }
     cdecl fn _ismbckata(env, c: u32) -> i32 { 0 }
     cdecl fn _ismbchira(env, c: u32) -> i32 { 0 }
-    // JIS, Shift-JIS, hiragana and katakana conversions act only under code
-    // page 932, which _setmbcp refuses here: c unchanged.
-    cdecl fn _mbcjistojms(env, c: u32) -> u32 { c }
-    cdecl fn _mbcjmstojis(env, c: u32) -> u32 { c }
+    // JIS and Shift-JIS conversions act only under code page 932 (else c
+    // unchanged); hiragana and katakana ones are not modelled: c unchanged.
+    cdecl fn _mbcjistojms(env, c: u32) -> u32 { if env.crt.mbcp == 932 { jis_to_sjis(c) } else { c } }
+    cdecl fn _mbcjmstojis(env, c: u32) -> u32 { if env.crt.mbcp == 932 { sjis_to_jis(c) } else { c } }
     cdecl fn _mbctohira(env, c: u32) -> u32 { c }
     cdecl fn _mbctokata(env, c: u32) -> u32 { c }
     cdecl fn _mbctolower(env, c: u32) -> u32 { if c < 0x80 { lower(c as u16) as u32 } else { c } }
