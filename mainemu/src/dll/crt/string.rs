@@ -732,3 +732,30 @@ crate::dll! { "(crt string)";
     cdecl fn _mbctolower(env, c: u32) -> u32 { if c < 0x80 { lower(c as u16) as u32 } else { c } }
     cdecl fn _mbctoupper(env, c: u32) -> u32 { if c < 0x80 { upper(c as u16) as u32 } else { c } }
 }
+
+#[cfg(test)]
+mod jis_tests {
+    use super::{jis_to_sjis, sjis_to_jis};
+
+    /// Windows' _mbcjistojms/_mbcjmstojis under code page 932.
+    #[test]
+    fn jis_and_shift_jis() {
+        for (jis, sjis) in [
+            (0x2121, 0x8140),
+            (0x2223, 0x81A1),
+            (0x237E, 0x829E),
+            (0x255F, 0x837E),
+            (0x2560, 0x8380),
+            (0x7E7E, 0xEFFC),
+        ] {
+            assert_eq!(jis_to_sjis(jis), sjis, "{jis:#x}");
+            assert_eq!(sjis_to_jis(sjis), jis, "{sjis:#x}");
+        }
+        for bad in [0x2020, 0x7F7F, 0x2121FFFF] {
+            assert_eq!(jis_to_sjis(bad), 0, "{bad:#x}");
+        }
+        for bad in [0x80FC, 0x813F, 0x817F] {
+            assert_eq!(sjis_to_jis(bad), 0, "{bad:#x}");
+        }
+    }
+}
