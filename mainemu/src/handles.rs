@@ -28,6 +28,9 @@ pub enum ConsoleKind {
     Input,
     Output,
     Error,
+    /// A screen buffer from CreateConsoleScreenBuffer (its number in
+    /// `kernel32::console_buffer`).
+    Buffer(u32),
 }
 
 /// An open host file or directory.
@@ -156,6 +159,9 @@ pub struct Handles {
     handles: BTreeMap<Handle, u32>,
     objects: BTreeMap<u32, Slot>,
     next_obj: u32,
+    /// Get/SetHandleInformation's flags per handle (HANDLE_FLAG_INHERIT 1,
+    /// HANDLE_FLAG_PROTECT_FROM_CLOSE 2); absent means 0.
+    info: BTreeMap<Handle, u32>,
 }
 
 /// The first ordinary handle value (below it: the console handles).
@@ -173,6 +179,7 @@ impl Handles {
             handles: BTreeMap::new(),
             objects: BTreeMap::new(),
             next_obj: 1,
+            info: BTreeMap::new(),
         }
     }
 
@@ -259,8 +266,30 @@ impl Handles {
         Some(self.open_id(id))
     }
 
+    /// GetHandleInformation's flags (None for a handle that is not open).
+    pub fn info(&self, h: Handle) -> Option<u32> {
+        self.handles
+            .contains_key(&h)
+            .then(|| self.info.get(&h).copied().unwrap_or(0))
+    }
+
+    /// SetHandleInformation: the bits of `mask` take those of `flags`.
+    pub fn set_info(&mut self, h: Handle, mask: u32, flags: u32) -> bool {
+        let Some(old) = self.info(h) else {
+            return false;
+        };
+        let new = (old & !mask) | (flags & mask & 3);
+        if new == 0 {
+            self.info.remove(&h);
+        } else {
+            self.info.insert(h, new);
+        }
+        true
+    }
+
     /// CloseHandle: drops the handle; returns the object when it was the last reference.
     pub fn close(&mut self, h: Handle) -> Option<Option<Object>> {
+        self.info.remove(&h);
         let id = self.handles.remove(&h)?;
         let slot = self.objects.get_mut(&id)?;
         slot.refs -= 1;

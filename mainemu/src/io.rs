@@ -99,12 +99,16 @@ pub fn write(env: &mut Env, h: Handle, bytes: &[u8]) -> Result<u32, u32> {
     let now = env.guest_filetime();
     match env.handles.get_mut(h) {
         None => Err(err::INVALID_HANDLE),
-        Some(Object::Console(ConsoleKind::Output)) => {
+        // The host gets the text as written; the screen buffer the handle
+        // names gets it too (kernel32::console_buffer).
+        Some(Object::Console(ConsoleKind::Output | ConsoleKind::Buffer(_))) => {
             env.write_console(1, bytes);
+            crate::dll::kernel32::console_buffer::on_write(env, h, bytes);
             Ok(bytes.len() as u32)
         }
         Some(Object::Console(ConsoleKind::Error)) => {
             env.write_console(2, bytes);
+            crate::dll::kernel32::console_buffer::on_write(env, h, bytes);
             Ok(bytes.len() as u32)
         }
         Some(Object::Console(ConsoleKind::Input)) => Err(err::ACCESS_DENIED),

@@ -103,11 +103,13 @@ pub fn data_export(env: &mut Env, dll_name: &str, v: &dll::DataDecl) -> u32 {
         )
         .expect("room for a data export");
     env.mem.poke(a, v.init).expect("fresh allocation");
-    env.data.insert(key, a);
+    env.data.insert(key.clone(), a);
     if let Some(f) = v.fill {
         f(env, a);
     }
-    a
+    // A fill may place the variable elsewhere (msvcrt's vtables live in one
+    // block with the RTTI that precedes each of them).
+    env.data.get(&key).copied().unwrap_or(a)
 }
 
 /// The system DLL module for `decl`, created (with its header page) on first use.

@@ -124,7 +124,9 @@ fn wine_tests_sample_under_l0_and_l1() {
     else {
         return;
     };
-    assert!(sampled >= 15, "the sample shrank to {sampled} exes");
+    // 14 since kernel32_console runs to its summary (324M dispatches, was
+    // a stop at 3315).
+    assert!(sampled >= 14, "the sample shrank to {sampled} exes");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

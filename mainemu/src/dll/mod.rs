@@ -20,17 +20,18 @@ use crate::memory::Memory;
 /// `stdcall fn Name @ordinal? (env, arg: Type, ...) -> Ret? { body }`, after
 /// the data exports `@data name [size] = [initial bytes];`. An export whose
 /// name is no Rust identifier (a C++ decorated name) is written
-/// `fn rust_name as "?decorated@@name" (...)`.
+/// `fn rust_name as "?decorated@@name" (...)` (`@data rust_name as "..."`
+/// for data).
 /// `env` is the [`Env`]; argument types implement [`FromArg`]; the return
 /// type implements [`IntoRet`].
 #[macro_export]
 macro_rules! dll {
-    ($dll:literal; $( @also $also:path; )* $( @data $dname:ident [$dsize:literal] = $dinit:expr $(, $dfill:expr)? ; )* $( $conv:ident fn $name:ident $(as $ext:literal)? $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
+    ($dll:literal; $( @also $also:path; )* $( @data $dname:ident $(as $dext:literal)? [$dsize:literal] = $dinit:expr $(, $dfill:expr)? ; )* $( $conv:ident fn $name:ident $(as $ext:literal)? $(@ $ord:literal)? ( $env:ident $(, $arg:ident : $ty:ty)* $(,)? ) $(-> $ret:ty)? $body:block )* ) => {
         /// This DLL's export table, generated from the declarations above.
         pub static DLL: $crate::dll::DllDecl = $crate::dll::DllDecl {
             name: $dll,
             also: &[ $( &$also ),* ],
-            data: &[ $( $crate::dll::DataDecl { name: stringify!($dname), size: $dsize, init: &$dinit, fill: $crate::dll!(@fill $($dfill)?) } ),* ],
+            data: &[ $( $crate::dll::DataDecl { name: $crate::dll!(@name $dname $($dext)?), size: $dsize, init: &$dinit, fill: $crate::dll!(@fill $($dfill)?) } ),* ],
             exports: &[ $( $crate::dll::ExportDecl {
                 name: $crate::dll!(@name $name $($ext)?),
                 ordinal: $crate::dll!(@ord $($ord)?),

@@ -55,6 +55,9 @@ fn fill_iob(env: &mut Env, a: u32) {
         env.mem.poke_u32(a + 32 * k + 16, k);
     }
 }
+fn fill_pioinfo(env: &mut Env, _a: u32) {
+    crt::fd::mirror_all(env);
+}
 fn fill_tzname(env: &mut Env, a: u32) {
     let s = env.alloc_cstr(b"UTC");
     env.mem.poke_u32(a, s);
@@ -69,6 +72,8 @@ fn data(env: &mut Env, name: &str) -> u32 {
 
 crate::dll! { "msvcrt.dll";
     @also crt::all::DLL;
+    @also crt::rtti::DLL;
+    @also crt::undname::DLL;
     @data _iob [640] = [0u8; 0], fill_iob;
     @data __initenv [4] = [0u8; 0], fill_environ;
     @data __winitenv [4] = [0u8; 0], fill_wenviron;
@@ -81,6 +86,8 @@ crate::dll! { "msvcrt.dll";
     @data _wcmdln [4] = [0u8; 0], fill_wcmdln;
     @data __mb_cur_max [4] = [1u8, 0, 0, 0];
     @data _fmode [4] = [0u8; 0];
+    // 64 block pointers (2048 descriptors); blocks appear as descriptors do.
+    @data __pioinfo [256] = [0u8; 0], fill_pioinfo;
     @data _commode [4] = [0u8; 0];
     @data _pctype [4] = [0u8; 0], fill_pctype;
     @data _ctype [514] = [0u8; 0], fill_ctype;
@@ -98,12 +105,30 @@ crate::dll! { "msvcrt.dll";
     @data _sys_nerr [4] = [43u8, 0, 0, 0];
     @data __badioinfo [64] = [0u8; 0];
     @data _adjust_fdiv [4] = [0u8; 0];
+    @data exception_vtable as "??_7exception@@6B@" [4] = [0u8; 0], crt::rtti::fill_vtable;
+    @data bad_typeid_vtable as "??_7bad_typeid@@6B@" [4] = [0u8; 0], crt::rtti::fill_vtable;
+    @data bad_cast_vtable as "??_7bad_cast@@6B@" [4] = [0u8; 0], crt::rtti::fill_vtable;
+    @data non_rtti_vtable as "??_7__non_rtti_object@@6B@" [4] = [0u8; 0], crt::rtti::fill_vtable;
+    @data type_info_vtable as "??_7type_info@@6B@" [4] = [0u8; 0], crt::rtti::fill_vtable;
     cdecl fn __getmainargs(env, argc_p: u32, argv_p: u32, envp_p: u32, wildcard: u32, startinfo: u32) -> i32 {
         startup::mainargs(env, argc_p, argv_p, envp_p, false)
     }
     cdecl fn __set_app_type(env, kind: u32) {}
     cdecl fn __setusermatherr(env, handler: u32) {}
     cdecl fn __p__fmode(env) -> u32 { data(env, "_fmode") }
+    cdecl fn _get_fmode(env, out: u32) -> i32 {
+        if out == 0 { crt::fd::set_errno(env, crt::fd::errno::EINVAL); return crt::fd::errno::EINVAL; }
+        let m = crt::fmode(env);
+        env.mem.poke_u32(out, m);
+        0
+    }
+    cdecl fn _set_fmode(env, m: u32) -> i32 {
+        // Only _O_TEXT and _O_BINARY are modes.
+        if m != crt::fd::oflag::TEXT && m != crt::fd::oflag::BINARY { crt::fd::set_errno(env, crt::fd::errno::EINVAL); return crt::fd::errno::EINVAL; }
+        let a = data(env, "_fmode");
+        env.mem.poke_u32(a, m);
+        0
+    }
     cdecl fn __p__commode(env) -> u32 { data(env, "_commode") }
     cdecl fn __p__acmdln(env) -> u32 { data(env, "_acmdln") }
     cdecl fn __p__wcmdln(env) -> u32 { data(env, "_wcmdln") }
@@ -130,8 +155,6 @@ crate::dll! { "msvcrt.dll";
     cdecl fn _except_handler4_common(env, cookie: u32, check: u32, rec: u32, frame: u32, ctx: u32, dc: u32) -> Ret {
         crt::except::handler(env, rec, frame, ctx, Some(cookie))
     }
-    // type_info's destructor (thiscall, no arguments): type_info objects are static.
-    stdcall fn type_info_dtor as "??1type_info@@UAE@XZ" (env) {}
     cdecl fn terminate as "?terminate@@YAXXZ" (env) -> Ret { Ret::Stop("std::terminate called (msvcrt ?terminate@@YAXXZ)".into()) }
     stdcall fn _CxxThrowException(env, obj: u32, info: u32) -> Ret { crt::cxx::throw(env, obj, info) }
     cdecl fn __CxxFrameHandler(env, rec: u32, frame: u32, ctx: u32, dc: u32) -> Ret { crt::cxx::frame_handler(env, rec, frame) }

@@ -5,6 +5,7 @@
 //! engine as msvcrt ([`super::crt::stdio`]).
 
 use super::crt::stdio::{fmt_a, fmt_w, store, Bound};
+use crate::dll::{Env, Ret};
 
 /// RtlInit(Unicode|Ansi)String: {Length, MaximumLength (with the NUL), Buffer} over `src`.
 fn init_string(env: &mut super::Env, dst: u32, src: u32, wide: bool) {
@@ -148,8 +149,47 @@ fn query_object(env: &mut super::Env, h: u32, class: u32, buf: u32, len: u32, re
     }
 }
 
+/// RtlImageNtHeader: the IMAGE_NT_HEADERS of a mapped image (NULL when
+/// `base` holds no MZ/PE image).
+fn image_nt_header(env: &Env, base: u32) -> u32 {
+    if base == 0 || env.read_bytes(base, 2).as_deref() != Some(b"MZ") {
+        return 0;
+    }
+    let nt = base.wrapping_add(env.mem.peek_u32(base + 0x3C).unwrap_or(0));
+    if env.read_bytes(nt, 4).as_deref() == Some(b"PE\0\0") {
+        nt
+    } else {
+        0
+    }
+}
+
+/// NtWaitForSingleObject: WaitForSingleObject with an NT timeout (NULL:
+/// none; negative: relative, in 100 ns units); STATUS_TIMEOUT is 0x102.
+fn nt_wait(env: &mut Env, h: u32, timeout: u32) -> Ret {
+    let ms = if timeout == 0 {
+        super::kernel32::sync::INFINITE
+    } else {
+        let lo = env.mem.peek_u32(timeout).unwrap_or(0) as u64;
+        let hi = env.mem.peek_u32(timeout + 4).unwrap_or(0) as u64;
+        let v = (hi << 32 | lo) as i64;
+        // An absolute time is taken as already due.
+        if v < 0 {
+            ((-v) / 10_000).min(u32::MAX as i64 - 1) as u32
+        } else {
+            0
+        }
+    };
+    match super::kernel32::sync::wait(env, &[h], false, ms) {
+        Ret::Value(super::kernel32::sync::WAIT_FAILED) => Ret::Value(0xC000_0008),
+        other => other,
+    }
+}
+
 crate::dll! { "ntdll.dll";
     @also super::ntfile::DLL;
+    stdcall fn RtlGetCurrentPeb(env) -> u32 { env.peb }
+    stdcall fn RtlImageNtHeader(env, base: u32) -> u32 { image_nt_header(env, base) }
+    stdcall fn NtWaitForSingleObject(env, h: u32, alertable: bool, timeout: u32) -> Ret { nt_wait(env, h, timeout) }
     stdcall fn NtQueryObject(env, h: u32, class: u32, buf: u32, len: u32, ret: u32) -> u32 { query_object(env, h, class, buf, len, ret) }
     stdcall fn NtQueryInformationProcess(env, h: u32, class: u32, buf: u32, len: u32, ret: u32) -> u32 { query_process(env, h, class, buf, len, ret) }
     stdcall fn NtQuerySystemInformation(env, class: u32, buf: u32, len: u32, ret: u32) -> u32 { query_system(env, class, buf, len, ret) }

@@ -147,6 +147,18 @@ fn fmt_float(v: f64, conv: u8, sp: &Spec) -> SpecBody {
     }
 }
 
+/// `%.*g` of one double, as `_gcvt` and `_gcvt_s` write it.
+pub fn format_g(v: f64, prec: usize) -> Vec<u8> {
+    let sp = Spec {
+        prec: Some(prec),
+        ..Spec::default()
+    };
+    let b = fmt_float(v, b'g', &sp);
+    let mut out = b.prefix;
+    out.extend(b.digits);
+    out
+}
+
 /// Formats `fmt` (a guest C string) with the va_list at `va`.
 pub fn format(mem: &Memory, fmt: u32, va: u32, wide_default: bool) -> Vec<u8> {
     let f = mem.peek_cstr(fmt, 1 << 20).unwrap_or_default();

@@ -61,7 +61,14 @@ pub fn throw(env: &mut Env, obj: u32, info: u32) -> Ret {
     } else {
         (obj, info)
     };
-    let at = seh::caller_context(env, 8);
+    raise(env, obj, info, 8)
+}
+
+/// Raises C++ exception `obj` of ThrowInfo `info` from an API call that
+/// pops `pop` bytes of arguments (the runtime's own throws: bad_cast,
+/// bad_typeid).
+pub fn raise(env: &mut Env, obj: u32, info: u32, pop: u32) -> Ret {
+    let at = seh::caller_context(env, pop);
     let r = Record {
         code: code::CPP_EH,
         flags: seh::NONCONTINUABLE,

@@ -135,11 +135,123 @@ pub fn table(env: &mut Env) -> &mut Vec<Option<Fd>> {
     &mut env.crt.fds
 }
 
+/// msvcrt's `ioinfo` as `__pioinfo` shows it: handle, wxflag, lookahead[3],
+/// exflag, CRITICAL_SECTION (36 bytes), in blocks of 32 descriptors.
+const IOINFO_SIZE: u32 = 36;
+const IOINFO_BLOCK: usize = 32;
+
+/// The `wxflag` byte Windows keeps per descriptor: WX_OPEN 0x01, WX_ATEOF
+/// 0x02, WX_PIPE 0x08, WX_APPEND 0x20, WX_TTY 0x40, WX_TEXT 0x80.
+fn wxflag(env: &Env, f: &Fd) -> u8 {
+    let mut w = 0x01;
+    if f.eof {
+        w |= 0x02;
+    }
+    if matches!(env.handles.get(f.handle), Some(Object::PipeEnd { .. })) {
+        w |= 0x08;
+    }
+    if f.append {
+        w |= 0x20;
+    }
+    if f.device {
+        w |= 0x40;
+    }
+    if f.text {
+        w |= 0x80;
+    }
+    w
+}
+
+/// Copies descriptor `fd`'s handle and flags into the guest's `__pioinfo`
+/// blocks when the program bound that export (the table itself stays
+/// here: the guest copy is written, never read back). A closed slot shows
+/// INVALID_HANDLE_VALUE and no flags, as Windows leaves it.
+pub fn mirror(env: &mut Env, fd: usize) {
+    let Some(&arr) = env.data.get("msvcrt.dll!__pioinfo") else {
+        return;
+    };
+    if fd >= MAX_FDS {
+        return;
+    }
+    let slot = arr + 4 * (fd / IOINFO_BLOCK) as u32;
+    let mut block = env.mem.peek_u32(slot).unwrap_or(0);
+    if block == 0 {
+        block = env.alloc(IOINFO_SIZE * IOINFO_BLOCK as u32);
+        let mut b = vec![0u8; (IOINFO_SIZE as usize) * IOINFO_BLOCK];
+        for e in b.chunks_mut(IOINFO_SIZE as usize) {
+            e[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        }
+        env.mem.poke(block, &b);
+        env.mem.poke_u32(slot, block);
+    }
+    let entry = block + IOINFO_SIZE * (fd % IOINFO_BLOCK) as u32;
+    let cur = table(env).get(fd).cloned().flatten();
+    let (h, w) = match cur {
+        Some(f) => (f.handle, wxflag(env, &f)),
+        None => (u32::MAX, 0),
+    };
+    env.mem.poke_u32(entry, h);
+    env.mem.poke(entry + 4, &[w]);
+}
+
+/// Reads descriptor `fd` back from the guest's `__pioinfo` entry when the
+/// program bound that export: programs (Wine's tests among them) write a
+/// handle or flags there and expect `_close`, `_get_osfhandle` and the
+/// rest to act on them, so the guest copy wins over this table. An entry
+/// without WX_OPEN is a closed descriptor.
+fn reconcile(env: &mut Env, fd: usize) {
+    let Some(&arr) = env.data.get("msvcrt.dll!__pioinfo") else {
+        return;
+    };
+    if fd >= MAX_FDS {
+        return;
+    }
+    let block = env
+        .mem
+        .peek_u32(arr + 4 * (fd / IOINFO_BLOCK) as u32)
+        .unwrap_or(0);
+    if block == 0 {
+        return;
+    }
+    let entry = block + IOINFO_SIZE * (fd % IOINFO_BLOCK) as u32;
+    let h = env.mem.peek_u32(entry).unwrap_or(u32::MAX);
+    let w = env.read_bytes(entry + 4, 1).map_or(0, |b| b[0]);
+    let t = table(env);
+    if t.len() <= fd {
+        if w & 1 == 0 {
+            return;
+        }
+        t.resize(fd + 1, None);
+    }
+    t[fd] = if w & 1 == 0 {
+        None
+    } else {
+        let old = t[fd].take();
+        Some(Fd {
+            handle: h,
+            text: w & 0x80 != 0,
+            append: w & 0x20 != 0,
+            device: w & 0x40 != 0,
+            pending_cr: old.as_ref().is_some_and(|f| f.pending_cr),
+            eof: w & 0x02 != 0,
+        })
+    };
+}
+
+/// `__pioinfo`'s fill: every descriptor open so far.
+pub fn mirror_all(env: &mut Env) {
+    let n = table(env).len().max(IOINFO_BLOCK);
+    for fd in 0..n {
+        mirror(env, fd);
+    }
+}
+
 /// A descriptor (EBADF when not open).
 pub fn get(env: &mut Env, fd: i32) -> Result<Fd, i32> {
     if fd < 0 {
         return Err(errno::EBADF);
     }
+    reconcile(env, fd as usize);
     table(env)
         .get(fd as usize)
         .and_then(|f| f.clone())
@@ -150,6 +262,7 @@ fn get_mut(env: &mut Env, fd: i32) -> Result<&mut Fd, i32> {
     if fd < 0 {
         return Err(errno::EBADF);
     }
+    reconcile(env, fd as usize);
     table(env)
         .get_mut(fd as usize)
         .and_then(|f| f.as_mut())
@@ -177,18 +290,25 @@ pub fn alloc(env: &mut Env, h: u32, flags: u32) -> Result<i32, i32> {
         pending_cr: false,
         eof: false,
     };
+    if env.data.contains_key("msvcrt.dll!__pioinfo") {
+        for i in 0..table(env).len() {
+            reconcile(env, i);
+        }
+    }
     let t = table(env);
-    match t.iter().position(Option::is_none) {
+    let i = match t.iter().position(Option::is_none) {
         Some(i) => {
             t[i] = Some(fd);
-            Ok(i as i32)
+            i
         }
         None if t.len() < MAX_FDS => {
             t.push(Some(fd));
-            Ok(t.len() as i32 - 1)
+            t.len() - 1
         }
-        None => Err(errno::EMFILE),
-    }
+        None => return Err(errno::EMFILE),
+    };
+    mirror(env, i);
+    Ok(i as i32)
 }
 
 /// `_open`/`_sopen`/`_wopen`: CreateFile with the flags' access and
@@ -337,9 +457,16 @@ pub fn seek(env: &mut Env, fd: i32, off: i64, whence: u32) -> Result<i64, i32> {
 pub fn close(env: &mut Env, fd: i32) -> Result<(), i32> {
     let f = get(env, fd)?;
     table(env)[fd as usize] = None;
-    // The standard handles stay open for the process (Windows closes them too,
-    // but nothing after would reach them).
-    if fd > 2 {
+    mirror(env, fd as usize);
+    // The console handles stay open for the process (Windows closes them
+    // too, but nothing after would reach them), and, as in Windows, closing
+    // stdout or stderr leaves a handle the other one still uses.
+    let shared_std = match fd {
+        1 | 2 => get(env, 3 - fd).is_ok_and(|o| o.handle == f.handle),
+        _ => false,
+    };
+    let console = matches!(env.handles.get(f.handle), Some(Object::Console(_)));
+    if !console && !shared_std {
         if let Err(e) = crate::io::close(env, f.handle) {
             set_dos_error(env, e);
             return Err(errno_of(e));
@@ -357,6 +484,7 @@ pub fn set_mode(env: &mut Env, fd: i32, mode: u32) -> Result<u32, i32> {
         oflag::BINARY => m.text = false,
         _ => return Err(errno::EINVAL),
     }
+    mirror(env, fd as usize);
     Ok(old)
 }
 
@@ -381,6 +509,7 @@ pub fn dup(env: &mut Env, fd: i32, to: Option<i32>) -> Result<i32, i32> {
                 tab.resize(t as usize + 1, None);
             }
             tab[t as usize] = Some(Fd { handle: h, ..f });
+            mirror(env, t as usize);
             if t <= 2 {
                 env.std_handles[t as usize] = h;
             }

@@ -567,7 +567,14 @@ crate::dll! { "(crt files)";
     cdecl fn _get_osfhandle(env, f: i32) -> u32 {
         match fd::get(env, f) { Ok(x) => x.handle, Err(e) => { fd::set_errno(env, e); u32::MAX } }
     }
-    cdecl fn _open_osfhandle(env, h: u32, flags: u32) -> i32 { let r = fd::alloc(env, h, flags); fd_result(env, r, -1) }
+    cdecl fn _open_osfhandle(env, h: u32, flags: u32) -> i32 {
+        // Windows asks GetFileType first: a handle that names nothing is EBADF.
+        if !matches!(crate::io::kind(env, h), Ok(t) if t != crate::io::file_type::UNKNOWN) {
+            fd::set_errno(env, fd::errno::EBADF);
+            return -1;
+        }
+        let r = fd::alloc(env, h, flags); fd_result(env, r, -1)
+    }
     cdecl fn _setmode(env, f: i32, mode: u32) -> i32 { let r = fd::set_mode(env, f, mode).map(|m| m as i32); fd_result(env, r, -1) }
     cdecl fn _stat(env, p: u32, out: u32) -> i32 { stat(env, p, out, false, Layout::S32) }
     cdecl fn _stat32(env, p: u32, out: u32) -> i32 { stat(env, p, out, false, Layout::S32) }

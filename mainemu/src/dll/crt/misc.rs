@@ -380,6 +380,30 @@ pub fn parse_int(u: &[u16], base: u32, bits: u32, signed: bool) -> (u64, usize, 
     (val, i, over)
 }
 
+/// The zeros of the decimal digit runs `wcstol` and friends accept besides
+/// ASCII (Arabic-Indic to fullwidth; each zero starts ten digits).
+const DIGIT_ZEROS: [u16; 17] = [
+    0x0660, 0x06F0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0C66, 0x0CE6, 0x0D66, 0x0E50, 0x0ED0,
+    0x0F20, 0x1040, 0x17E0, 0x1810, 0xFF10,
+];
+
+/// A non-ASCII decimal digit as its ASCII digit, a Unicode space as ' ',
+/// anything else unchanged.
+fn wide_digit_or_space(c: u16) -> u16 {
+    if c < 0x80 {
+        return c;
+    }
+    if let Some(z) = DIGIT_ZEROS.iter().find(|&&z| (z..z + 10).contains(&c)) {
+        return b'0' as u16 + (c - z);
+    }
+    let space = char::from_u32(c as u32).is_some_and(char::is_whitespace);
+    if space {
+        b' ' as u16
+    } else {
+        c
+    }
+}
+
 fn strto_int(
     env: &mut Env,
     s: u32,
@@ -389,7 +413,14 @@ fn strto_int(
     signed: bool,
     wide: bool,
 ) -> u64 {
-    let u = units(env, s, wide);
+    let mut u = units(env, s, wide);
+    if wide {
+        // The wide conversions read any script's decimal digits and skip
+        // any Unicode space, as Windows' do: mapped here unit for unit.
+        for c in u.iter_mut() {
+            *c = wide_digit_or_space(*c);
+        }
+    }
     let (v, used, over) = parse_int(&u, base, bits, signed);
     if over {
         fd::set_errno(env, errno::ERANGE);
@@ -466,7 +497,81 @@ pub fn parse_float(u: &[u16]) -> (f64, usize) {
     (text.parse::<f64>().unwrap_or(0.0), i)
 }
 
-fn strtod(env: &mut Env, s: u32, end: u32, wide: bool) -> f64 {
+/// Inclusive byte ranges.
+type Ranges = &'static [(u8, u8)];
+
+/// The `_mbctype` byte of `b` under code page `cp` (before the table's
+/// leading extra entry): _MS 0x01 and _MP 0x02 (code page 932's
+/// single-byte katakana and punctuation), _M1 0x04 lead byte, _M2 0x08
+/// trail byte, _SBUP 0x10 and _SBLOW 0x20 single-byte letters. The lead
+/// and trail ranges are Windows' for the four East Asian code pages; the
+/// letters of a single-byte page are its characters' Unicode case.
+pub fn mbctype(cp: i32, b: u8) -> u8 {
+    let inr = |r: Ranges| r.iter().any(|&(a, z)| (a..=z).contains(&b));
+    let (lead, trail): (Ranges, Ranges) = match cp {
+        932 => (&[(0x81, 0x9F), (0xE0, 0xFC)], &[(0x40, 0x7E), (0x80, 0xFC)]),
+        936 => (&[(0x81, 0xFE)], &[(0x40, 0xFE)]),
+        949 => (&[(0x81, 0xFE)], &[(0x41, 0xFE)]),
+        950 => (&[(0x81, 0xFE)], &[(0x40, 0x7E), (0xA1, 0xFE)]),
+        _ => (&[], &[]),
+    };
+    let mut t = 0;
+    if inr(lead) {
+        t |= 0x04;
+    }
+    if inr(trail) {
+        t |= 0x08;
+    }
+    if cp == 932 {
+        match b {
+            0xA1..=0xA5 => t |= 0x02,
+            0xA6..=0xDF => t |= 0x01,
+            _ => {}
+        }
+    }
+    let single_letter = b.is_ascii_alphabetic() || (cp == 1252 && b >= 0x80);
+    if single_letter {
+        let c = char::from_u32(super::super::kernel32::codepage::ansi_to_wide(b) as u32)
+            .unwrap_or('\0');
+        if c.is_uppercase() {
+            t |= 0x10;
+        } else if c.is_lowercase() {
+            t |= 0x20;
+        }
+    }
+    t
+}
+
+/// `_setmbcp`: the multibyte code page and msvcrt's `_mbctype` table for
+/// it (the table only: the `_mbs` calls stay single-byte). `_MB_CP_ANSI`
+/// (-3) is 1252, `_MB_CP_OEM` (-2) 437, `_MB_CP_LOCALE` (-4) the C
+/// locale's (none, 0), `_MB_CP_SBCS` 0.
+fn setmbcp(env: &mut Env, cp: i32) -> i32 {
+    let cp = match cp {
+        -3 => 1252,
+        -2 => 437,
+        -4 => 0,
+        c => c,
+    };
+    if !matches!(cp, 0 | 437 | 850 | 1252 | 932 | 936 | 949 | 950) {
+        fd::set_errno(env, errno::EINVAL);
+        return -1;
+    }
+    env.crt.mbcp = cp;
+    // The table is rewritten only where a program can see it.
+    if let Some(&a) = env.data.get("msvcrt.dll!_mbctype") {
+        let mut t = vec![0u8; 257];
+        if cp != 0 {
+            for b in 0..=255u8 {
+                t[b as usize + 1] = mbctype(cp, b);
+            }
+        }
+        env.mem.poke(a, &t);
+    }
+    0
+}
+
+pub fn strtod(env: &mut Env, s: u32, end: u32, wide: bool) -> f64 {
     let u = units(env, s, wide);
     let (v, used) = parse_float(&u);
     if v.is_infinite() && used > 0 && !u.iter().any(|&c| c == b'i' as u16 || c == b'I' as u16) {
@@ -786,8 +891,8 @@ crate::dll! { "(crt stdlib)";
     cdecl fn ___lc_codepage_func(env) -> u32 { 0 }
     cdecl fn ___lc_collate_cp_func(env) -> u32 { 0 }
     cdecl fn ___lc_handle_func(env) -> u32 { static_buf(env, "lc_handle", 24) }
-    cdecl fn _getmbcp(env) -> i32 { 0 }
-    cdecl fn _setmbcp(env, cp: i32) -> i32 { if cp == 0 || cp == -3 || cp == -4 || cp == 1252 || cp == 437 { 0 } else { fd::set_errno(env, errno::EINVAL); -1 } }
+    cdecl fn _getmbcp(env) -> i32 { env.crt.mbcp }
+    cdecl fn _setmbcp(env, cp: i32) -> i32 { setmbcp(env, cp) }
     cdecl fn _getpid(env) -> u32 { crate::process::PROCESS_ID }
     cdecl fn system(env, cmd: u32) -> Ret { super::spawn::system(env, cmd, false) }
     cdecl fn _wsystem(env, cmd: u32) -> Ret { super::spawn::system(env, cmd, true) }
@@ -876,4 +981,57 @@ fn searchenv(env: &mut Env, file: u32, var: u32, out: u32, wide: bool) {
     }
     put_units(env, out, &[], true, wide);
     fd::set_errno(env, errno::ENOENT);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mbctype;
+
+    /// Windows' `_mbctype` after `_setmbcp(cp)`, run-length encoded as
+    /// (value, count) from the table's extra leading entry on.
+    #[test]
+    fn mbctype_tables() {
+        let tables: [(i32, &[u8]); 4] = [
+            (
+                932,
+                &[
+                    0x0, 65, 0x8, 1, 0x18, 26, 0x8, 6, 0x28, 26, 0x8, 4, 0x0, 1, 0x8, 1, 0xc, 31,
+                    0x8, 1, 0xa, 5, 0x9, 58, 0xc, 29, 0, 3,
+                ],
+            ),
+            (
+                936,
+                &[
+                    0x0, 65, 0x8, 1, 0x18, 26, 0x8, 6, 0x28, 26, 0x8, 6, 0xc, 126, 0, 1,
+                ],
+            ),
+            (
+                949,
+                &[0x0, 66, 0x18, 26, 0x8, 6, 0x28, 26, 0x8, 6, 0xc, 126, 0, 1],
+            ),
+            (
+                950,
+                &[
+                    0x0, 65, 0x8, 1, 0x18, 26, 0x8, 6, 0x28, 26, 0x8, 4, 0x0, 2, 0x4, 32, 0xc, 94,
+                    0, 1,
+                ],
+            ),
+        ];
+        for (cp, rle) in tables {
+            let want: Vec<u8> = rle
+                .chunks(2)
+                .flat_map(|p| std::iter::repeat_n(p[0], p[1] as usize))
+                .collect();
+            assert_eq!(want.len(), 257, "cp {cp}");
+            let got: Vec<u8> = std::iter::once(0)
+                .chain((0..=255u8).map(|b| mbctype(cp, b)))
+                .collect();
+            assert_eq!(got, want, "cp {cp}");
+        }
+        // 1252: letters by case, ª and º lower, × and ÷ neither.
+        assert_eq!(
+            [0x41, 0x61, 0x8A, 0x9A, 0xAA, 0xBA, 0xD7, 0xDF, 0xF7, 0xFF].map(|b| mbctype(1252, b)),
+            [0x10, 0x20, 0x10, 0x20, 0x20, 0x20, 0, 0x20, 0, 0x20]
+        );
+    }
 }

@@ -13,12 +13,15 @@ pub mod fd;
 pub mod files;
 pub mod math;
 pub mod misc;
+pub mod rtti;
 pub mod scanf;
 pub mod spawn;
 pub mod startup;
 pub mod stdio;
 pub mod string;
+pub mod string_s;
 pub mod time;
+pub mod undname;
 
 /// The C runtime's process state (shared by msvcrt and ucrtbase): file
 /// descriptors, streams, atexit table, and the small per-process values.
@@ -48,6 +51,8 @@ pub struct State {
     pub signals: std::collections::BTreeMap<u32, u32>,
     pub invalid_handler: u32,
     pub new_mode: i32,
+    /// `_setmbcp`'s code page (0: single-byte, the start-up state here).
+    pub mbcp: i32,
     /// C++ exceptions whose catch block is running, innermost last (object,
     /// ThrowInfo): what `throw;` rethrows.
     pub cxx_caught: Vec<(u32, u32)>,
@@ -113,6 +118,7 @@ pub mod all {
     crate::dll! { "(crt)";
         @also super::common::DLL;
         @also super::string::DLL;
+        @also super::string_s::DLL;
         @also super::stdio::exports::DLL;
         @also super::files::DLL;
         @also super::misc::DLL;

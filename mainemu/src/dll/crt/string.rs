@@ -86,7 +86,7 @@ pub fn upper(c: u16) -> u16 {
     }
 }
 
-fn cmp_units(a: &[u16], b: &[u16], fold: bool) -> i32 {
+pub fn cmp_units(a: &[u16], b: &[u16], fold: bool) -> i32 {
     let f = |c: u16| if fold { lower(c) } else { c };
     for (x, y) in a.iter().zip(b.iter()) {
         let (x, y) = (f(*x), f(*y));
@@ -232,7 +232,7 @@ fn strdup(env: &mut Env, s: u32, wide: bool) -> u32 {
     a
 }
 
-fn map_in_place(env: &mut Env, s: u32, wide: bool, f: impl Fn(u16) -> u16) -> u32 {
+pub fn map_in_place(env: &mut Env, s: u32, wide: bool, f: impl Fn(u16) -> u16) -> u32 {
     let u: Vec<u16> = units(env, s, wide).into_iter().map(f).collect();
     put_units(env, s, &u, false, wide);
     s
@@ -334,7 +334,7 @@ pub fn pctype_table(env: &mut Env) -> u32 {
 }
 
 /// mbstowcs: Latin-1 bytes to UTF-16 (count without NUL, or -1).
-fn mbstowcs(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
+pub fn mbstowcs(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
     let u = units(env, s, false);
     if d == 0 {
         return u.len() as u32;
@@ -344,7 +344,7 @@ fn mbstowcs(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
     k as u32
 }
 
-fn wcstombs(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
+pub fn wcstombs(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
     let u = units(env, s, true);
     if u.iter().any(|&c| c > 0xFF) {
         super::fd::set_errno(env, super::fd::errno::EILSEQ);
@@ -358,6 +358,70 @@ fn wcstombs(env: &mut Env, d: u32, s: u32, n: u32) -> u32 {
     k as u32
 }
 
+/// A double-byte character of `cp`: a lead byte then a trail byte.
+fn mbc_legal(cp: i32, c: u32) -> bool {
+    let (hi, lo) = ((c >> 8) as u8, c as u8);
+    c < 0x1_0000 && super::misc::mbctype(cp, hi) & 4 != 0 && super::misc::mbctype(cp, lo) & 8 != 0
+}
+
+/// JIS X 0208 (row and cell 0x21-0x7E each) to Shift-JIS; 0 when `c` is
+/// no JIS character.
+fn jis_to_sjis(c: u32) -> u32 {
+    let (hi, lo) = (c >> 8, c & 0xFF);
+    if c > 0xFFFF || !(0x21..=0x7E).contains(&hi) || !(0x21..=0x7E).contains(&lo) {
+        return 0;
+    }
+    // Odd rows take cells 0x40-0x9E, even rows 0x9F-0xFC (0x7F skipped).
+    let mut lo = if hi % 2 == 1 { lo + 0x1F } else { lo + 0x7D };
+    if lo >= 0x7F {
+        lo += 1;
+    }
+    let lead = (hi - 0x21) / 2 + 0x81;
+    let lead = if lead > 0x9F { lead + 0x40 } else { lead };
+    lead << 8 | lo
+}
+
+/// Shift-JIS to JIS X 0208; 0 when `c` is no double-byte character of 932.
+fn sjis_to_jis(c: u32) -> u32 {
+    if !mbc_legal(932, c) || (c >> 8) >= 0xF0 {
+        return 0;
+    }
+    let c = if (c >> 8) >= 0xE0 { c - 0x4000 } else { c };
+    let mut c = (((c >> 8) - 0x81) * 2 + 0x21) << 8 | (c & 0xFF);
+    if c & 0xFF > 0x7F {
+        c -= 1;
+    }
+    if c & 0xFF > 0x9D {
+        c + 0x83
+    } else {
+        c - 0x1F
+    }
+}
+
+/// towlower in the C locale: ASCII letters only.
+pub fn c_lower(c: u32) -> u32 {
+    let c = c & 0xFFFF;
+    if (0x41..=0x5A).contains(&c) {
+        c + 32
+    } else {
+        c
+    }
+}
+
+/// towupper in the C locale: ASCII letters only.
+pub fn c_upper(c: u32) -> u32 {
+    let c = c & 0xFFFF;
+    if (0x61..=0x7A).contains(&c) {
+        c - 32
+    } else {
+        c
+    }
+}
+
+fn isprint_c(c: u32) -> bool {
+    is(c, 0x117) != 0 || c == 0x20
+}
+
 fn is(c: u32, mask: u16) -> i32 {
     if c > 0xFFFF {
         return 0;
@@ -366,7 +430,7 @@ fn is(c: u32, mask: u16) -> i32 {
 }
 
 /// strcpy_s and friends: 0, or EINVAL/ERANGE with the destination emptied.
-fn copy_s(
+pub fn copy_s(
     env: &mut Env,
     d: u32,
     cap: u32,
@@ -482,10 +546,6 @@ crate::dll! { "(crt string)";
     cdecl fn _wcsupr(env, s: u32) -> u32 { map_in_place(env, s, true, upper) }
     cdecl fn _strlwr(env, s: u32) -> u32 { map_in_place(env, s, false, |c| if c < 0x80 { lower(c) } else { c }) }
     cdecl fn _wcslwr(env, s: u32) -> u32 { map_in_place(env, s, true, lower) }
-    cdecl fn _strupr_s(env, s: u32, n: u32) -> i32 { map_in_place(env, s, false, |c| if c < 0x80 { upper(c) } else { c }); 0 }
-    cdecl fn _wcsupr_s(env, s: u32, n: u32) -> i32 { map_in_place(env, s, true, upper); 0 }
-    cdecl fn _strlwr_s(env, s: u32, n: u32) -> i32 { map_in_place(env, s, false, |c| if c < 0x80 { lower(c) } else { c }); 0 }
-    cdecl fn _wcslwr_s(env, s: u32, n: u32) -> i32 { map_in_place(env, s, true, lower); 0 }
     cdecl fn _strset(env, s: u32, c: u32) -> u32 { map_in_place(env, s, false, |_| c as u8 as u16) }
     cdecl fn _wcsset(env, s: u32, c: u32) -> u32 { map_in_place(env, s, true, |_| c as u16) }
     cdecl fn _strnset(env, s: u32, c: u32, n: u32) -> u32 {
@@ -572,8 +632,9 @@ crate::dll! { "(crt string)";
     cdecl fn toupper(env, c: i32) -> i32 { if (0..0x80).contains(&c) { upper(c as u16) as i32 } else { c } }
     cdecl fn _tolower(env, c: i32) -> i32 { c + 32 }
     cdecl fn _toupper(env, c: i32) -> i32 { c - 32 }
-    cdecl fn towlower(env, c: u32) -> u32 { lower(c as u16) as u32 }
-    cdecl fn towupper(env, c: u32) -> u32 { upper(c as u16) as u32 }
+    // The C locale maps only A-Z and a-z (Latin-1 letters stay as they are).
+    cdecl fn towlower(env, c: u32) -> u32 { c_lower(c) }
+    cdecl fn towupper(env, c: u32) -> u32 { c_upper(c) }
     cdecl fn __pctype_func(env) -> u32 { pctype_table(env) }
     cdecl fn __p__pctype(env) -> u32 {
         let t = pctype_table(env);
@@ -645,26 +706,56 @@ crate::dll! { "(crt string)";
     cdecl fn _mbbtombc(env, c: u32) -> u32 { c }
     cdecl fn _mbctombb(env, c: u32) -> u32 { c }
     cdecl fn _mbsbtype(env, s: u32, n: u32) -> i32 { 0 }
-    cdecl fn _mbbtype(env, c: u32, t: i32) -> i32 { 0 }
-    cdecl fn _ismbblead(env, c: u32) -> i32 { 0 }
-    cdecl fn _ismbbtrail(env, c: u32) -> i32 { 0 }
+    // _MBC_TRAIL (2) never: the code page has no lead bytes; a byte is
+    // _MBC_SINGLE (0) when printable, else _MBC_ILLEGAL (-1).
+    cdecl fn _mbbtype(env, c: u32, t: i32) -> i32 { if t != 1 && isprint_c(c & 0xFF) { 0 } else { -1 } }
+    // Lead and trail bytes of the code page _setmbcp chose (_M1 4, _M2 8).
+    cdecl fn _ismbblead(env, c: u32) -> i32 { (super::misc::mbctype(env.crt.mbcp, c as u8) & 4) as i32 }
+    cdecl fn _ismbbtrail(env, c: u32) -> i32 { (super::misc::mbctype(env.crt.mbcp, c as u8) & 8) as i32 }
     cdecl fn _ismbslead(env, s: u32, p: u32) -> i32 { 0 }
     cdecl fn _ismbstrail(env, s: u32, p: u32) -> i32 { 0 }
     cdecl fn _ismbcalpha(env, c: u32) -> i32 { is(c, 0x103) }
     cdecl fn _ismbcdigit(env, c: u32) -> i32 { is(c, 0x4) }
     cdecl fn _ismbcspace(env, c: u32) -> i32 { is(c, 0x8) }
-    cdecl fn _ismbclegal(env, c: u32) -> i32 { 0 }
+    cdecl fn _ismbclegal(env, c: u32) -> i32 { mbc_legal(env.crt.mbcp, c) as i32 }
     cdecl fn _ismbcl0(env, c: u32) -> i32 { 0 }
     cdecl fn _ismbcl1(env, c: u32) -> i32 { 0 }
     cdecl fn _ismbcl2(env, c: u32) -> i32 { 0 }
     cdecl fn _ismbckata(env, c: u32) -> i32 { 0 }
     cdecl fn _ismbchira(env, c: u32) -> i32 { 0 }
-    // JIS, Shift-JIS, hiragana and katakana conversions act only under code
-    // page 932, which _setmbcp refuses here: c unchanged.
-    cdecl fn _mbcjistojms(env, c: u32) -> u32 { c }
-    cdecl fn _mbcjmstojis(env, c: u32) -> u32 { c }
+    // JIS and Shift-JIS conversions act only under code page 932 (else c
+    // unchanged); hiragana and katakana ones are not modelled: c unchanged.
+    cdecl fn _mbcjistojms(env, c: u32) -> u32 { if env.crt.mbcp == 932 { jis_to_sjis(c) } else { c } }
+    cdecl fn _mbcjmstojis(env, c: u32) -> u32 { if env.crt.mbcp == 932 { sjis_to_jis(c) } else { c } }
     cdecl fn _mbctohira(env, c: u32) -> u32 { c }
     cdecl fn _mbctokata(env, c: u32) -> u32 { c }
     cdecl fn _mbctolower(env, c: u32) -> u32 { if c < 0x80 { lower(c as u16) as u32 } else { c } }
     cdecl fn _mbctoupper(env, c: u32) -> u32 { if c < 0x80 { upper(c as u16) as u32 } else { c } }
+}
+
+#[cfg(test)]
+mod jis_tests {
+    use super::{jis_to_sjis, sjis_to_jis};
+
+    /// Windows' _mbcjistojms/_mbcjmstojis under code page 932.
+    #[test]
+    fn jis_and_shift_jis() {
+        for (jis, sjis) in [
+            (0x2121, 0x8140),
+            (0x2223, 0x81A1),
+            (0x237E, 0x829E),
+            (0x255F, 0x837E),
+            (0x2560, 0x8380),
+            (0x7E7E, 0xEFFC),
+        ] {
+            assert_eq!(jis_to_sjis(jis), sjis, "{jis:#x}");
+            assert_eq!(sjis_to_jis(sjis), jis, "{sjis:#x}");
+        }
+        for bad in [0x2020, 0x7F7F, 0x2121FFFF] {
+            assert_eq!(jis_to_sjis(bad), 0, "{bad:#x}");
+        }
+        for bad in [0x80FC, 0x813F, 0x817F] {
+            assert_eq!(sjis_to_jis(bad), 0, "{bad:#x}");
+        }
+    }
 }

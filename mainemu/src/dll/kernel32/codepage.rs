@@ -43,6 +43,11 @@ pub fn ansi_to_wide(b: u8) -> u16 {
     sb_to_wide(super::nls::ACP, b)
 }
 
+/// One UTF-16 unit in the ANSI code page, `?` when it has no byte.
+pub fn wide_to_ansi(u: u16) -> u8 {
+    wide_to_sb(super::nls::ACP, u).unwrap_or(b'?')
+}
+
 /// The single byte for `u` in `cp`, if it has one.
 fn wide_to_sb(cp: u32, u: u16) -> Option<u8> {
     if cp == 1252 {

@@ -7,7 +7,7 @@
 //! stdin, modes kept per handle kind. It must not write to the host except
 //! through `Env::write_console` (via `io`).
 
-use crate::dll::Env;
+use crate::dll::{Env, Ret};
 use crate::files::err;
 use crate::handles::{ConsoleKind, Object};
 use crate::io;
@@ -25,10 +25,15 @@ pub struct Console {
     pub input_cp: u32,
     pub output_cp: u32,
     pub title: String,
-    pub attributes: u16,
-    pub cursor: (u16, u16),
-    /// SetConsoleCtrlHandler's handlers (never called: no Ctrl+C arrives).
+    /// Screen buffers and the input queue (`console_buffer`).
+    pub buffers: super::console_buffer::Buffers,
+    /// AllocConsole/FreeConsole/AttachConsole: whether the process has a console.
+    pub detached: bool,
+    /// SetConsoleCtrlHandler's handlers, called (last registered first) by
+    /// GenerateConsoleCtrlEvent; no Ctrl+C comes from the host.
     pub ctrl_handlers: Vec<u32>,
+    /// SetConsoleCtrlHandler(NULL, TRUE): Ctrl+C is ignored.
+    pub ctrl_c_ignored: bool,
 }
 
 impl Default for Console {
@@ -39,9 +44,10 @@ impl Default for Console {
             input_cp: 437,
             output_cp: 437,
             title: "mainemu".into(),
-            attributes: 7,
-            cursor: (0, 0),
+            buffers: Default::default(),
+            detached: false,
             ctrl_handlers: Vec::new(),
+            ctrl_c_ignored: false,
         }
     }
 }
@@ -127,29 +133,6 @@ fn read_console(env: &mut Env, h: u32, buf: u32, n: u32, got: u32, wide: bool) -
     ok || env.fail(998, false)
 }
 
-/// CONSOLE_SCREEN_BUFFER_INFO: 80x25, the cursor, attributes, window, max size.
-fn screen_info(env: &mut Env, h: u32, out: u32) -> bool {
-    if !matches!(kind(env, h), Some(ConsoleKind::Output | ConsoleKind::Error)) {
-        return env.fail(err::INVALID_HANDLE, false);
-    }
-    let c = &env.con;
-    let w = [
-        80u16,
-        25,
-        c.cursor.0,
-        c.cursor.1,
-        c.attributes,
-        0,
-        0,
-        79,
-        24,
-        80,
-        25,
-    ];
-    let b: Vec<u8> = w.iter().flat_map(|v| v.to_le_bytes()).collect();
-    env.mem.poke(out, &b).is_some()
-}
-
 fn title(env: &mut Env, buf: u32, cap: u32, wide: bool) -> u32 {
     let t = env.con.title.clone();
     let n = if wide {
@@ -175,7 +158,11 @@ crate::dll! { "(kernel32 console)";
     stdcall fn GetConsoleMode(env, h: u32, out: u32) -> bool {
         let m = match kind(env, h) {
             Some(ConsoleKind::Input) => env.con.input_mode,
-            Some(_) => env.con.output_mode,
+            // Each screen buffer has its own output mode.
+            Some(_) => match super::console_buffer::buffer_of(env, h).and_then(|id| env.con.buffers.screens.get(&id)) {
+                Some(s) => s.mode,
+                None => env.con.output_mode,
+            },
             None => return env.fail(err::INVALID_HANDLE, false),
         };
         env.mem.poke_u32(out, m).is_some()
@@ -183,29 +170,27 @@ crate::dll! { "(kernel32 console)";
     stdcall fn SetConsoleMode(env, h: u32, mode: u32) -> bool {
         match kind(env, h) {
             Some(ConsoleKind::Input) => { env.con.input_mode = mode; true }
-            Some(_) => { env.con.output_mode = mode; true }
+            Some(_) => {
+                env.con.output_mode = mode;
+                if let Some(s) = super::console_buffer::buffer_of(env, h).and_then(|id| env.con.buffers.screens.get_mut(&id)) {
+                    s.mode = mode;
+                }
+                true
+            }
             None => env.fail(err::INVALID_HANDLE, false),
         }
     }
-    stdcall fn GetConsoleCP(env) -> u32 { env.con.input_cp }
-    stdcall fn GetConsoleOutputCP(env) -> u32 { env.con.output_cp }
-    stdcall fn SetConsoleCP(env, cp: u32) -> bool { env.con.input_cp = cp; true }
-    stdcall fn SetConsoleOutputCP(env, cp: u32) -> bool { env.con.output_cp = cp; true }
+    // Without a console (after FreeConsole) the code-page calls fail.
+    stdcall fn GetConsoleCP(env) -> u32 { if env.con.detached { env.fail(err::INVALID_HANDLE, 0) } else { env.con.input_cp } }
+    stdcall fn GetConsoleOutputCP(env) -> u32 { if env.con.detached { env.fail(err::INVALID_HANDLE, 0) } else { env.con.output_cp } }
+    stdcall fn SetConsoleCP(env, cp: u32) -> bool { if env.con.detached { return env.fail(err::INVALID_HANDLE, false); } env.con.input_cp = cp; true }
+    stdcall fn SetConsoleOutputCP(env, cp: u32) -> bool { if env.con.detached { return env.fail(err::INVALID_HANDLE, false); } env.con.output_cp = cp; true }
     stdcall fn WriteConsoleA(env, h: u32, buf: u32, n: u32, put: u32, reserved: u32) -> bool { write_ansi(env, h, buf, n, put) }
     stdcall fn WriteConsoleW(env, h: u32, buf: u32, n: u32, put: u32, reserved: u32) -> bool { write_wide(env, h, buf, n, put) }
     stdcall fn ReadConsoleA(env, h: u32, buf: u32, n: u32, got: u32, ctl: u32) -> bool { read_console(env, h, buf, n, got, false) }
     stdcall fn ReadConsoleW(env, h: u32, buf: u32, n: u32, got: u32, ctl: u32) -> bool { read_console(env, h, buf, n, got, true) }
-    stdcall fn GetConsoleScreenBufferInfo(env, h: u32, out: u32) -> bool { screen_info(env, h, out) }
-    stdcall fn SetConsoleTextAttribute(env, h: u32, a: u32) -> bool {
-        if kind(env, h).is_none() { return env.fail(err::INVALID_HANDLE, false); }
-        env.con.attributes = a as u16; true
-    }
-    stdcall fn SetConsoleCursorPosition(env, h: u32, pos: u32) -> bool {
-        if kind(env, h).is_none() { return env.fail(err::INVALID_HANDLE, false); }
-        env.con.cursor = (pos as u16, (pos >> 16) as u16); true
-    }
     stdcall fn SetConsoleCtrlHandler(env, f: u32, add: bool) -> bool {
-        if f == 0 { return true; }
+        if f == 0 { env.con.ctrl_c_ignored = add; return true; }
         if add { env.con.ctrl_handlers.push(f); true }
         else if let Some(i) = env.con.ctrl_handlers.iter().rposition(|&x| x == f) { env.con.ctrl_handlers.remove(i); true }
         else { env.fail(err::INVALID_PARAMETER, false) }
@@ -214,33 +199,74 @@ crate::dll! { "(kernel32 console)";
     stdcall fn GetConsoleTitleW(env, buf: u32, cap: u32) -> u32 { title(env, buf, cap, true) }
     stdcall fn SetConsoleTitleA(env, t: u32) -> bool { env.con.title = env.read_a(t).unwrap_or_default(); true }
     stdcall fn SetConsoleTitleW(env, t: u32) -> bool { env.con.title = env.read_w(t).unwrap_or_default(); true }
-    stdcall fn FlushConsoleInputBuffer(env, h: u32) -> bool { kind(env, h).is_some() || env.fail(err::INVALID_HANDLE, false) }
-    stdcall fn GetNumberOfConsoleInputEvents(env, h: u32, out: u32) -> bool {
-        if kind(env, h) != Some(ConsoleKind::Input) { return env.fail(err::INVALID_HANDLE, false); }
-        env.mem.poke_u32(out, 0).is_some()
-    }
     stdcall fn GetConsoleWindow(env) -> u32 { 0 }
-    stdcall fn AllocConsole(env) -> bool { env.fail(err::ACCESS_DENIED, false) }
-    stdcall fn FreeConsole(env) -> bool { true }
-    stdcall fn GetConsoleCursorInfo(env, h: u32, out: u32) -> bool {
-        if kind(env, h).is_none() { return env.fail(err::INVALID_HANDLE, false); }
-        env.mem.poke(out, &[25, 0, 0, 0, 1, 0, 0, 0]).is_some()
+    // A process has one console: AllocConsole refuses while it is attached;
+    // after FreeConsole it makes a fresh one (new buffers, empty input).
+    stdcall fn AllocConsole(env) -> bool {
+        if !env.con.detached { return env.fail(err::ACCESS_DENIED, false); }
+        env.con.detached = false;
+        env.con.buffers = Default::default();
+        true
     }
-    stdcall fn SetConsoleCursorInfo(env, h: u32, info: u32) -> bool { kind(env, h).is_some() || env.fail(err::INVALID_HANDLE, false) }
-    stdcall fn GetLargestConsoleWindowSize(env, h: u32) -> u32 { 80 | 25 << 16 }
-    stdcall fn FillConsoleOutputCharacterA(env, h: u32, c: u32, n: u32, pos: u32, out: u32) -> bool { fill(env, h, n, out) }
-    stdcall fn FillConsoleOutputCharacterW(env, h: u32, c: u32, n: u32, pos: u32, out: u32) -> bool { fill(env, h, n, out) }
-    stdcall fn FillConsoleOutputAttribute(env, h: u32, a: u32, n: u32, pos: u32, out: u32) -> bool { fill(env, h, n, out) }
-    stdcall fn GenerateConsoleCtrlEvent(env, ev: u32, group: u32) -> bool { true }
+    stdcall fn FreeConsole(env) -> bool { env.con.detached = true; true }
+    // No other process has a console to attach to.
+    stdcall fn AttachConsole(env, pid: u32) -> bool {
+        if !env.con.detached { return env.fail(err::ACCESS_DENIED, false); }
+        if pid == u32::MAX { env.fail(err::INVALID_HANDLE, false) } else { env.fail(err::INVALID_PARAMETER, false) }
+    }
+    stdcall fn GetConsoleProcessList(env, list: u32, n: u32) -> u32 {
+        if list == 0 || n == 0 { return env.fail(err::INVALID_PARAMETER, 0); }
+        let pid = crate::process::PROCESS_ID;
+        env.mem.poke_u32(list, pid);
+        1
+    }
+    stdcall fn VerifyConsoleIoHandle(env, h: u32) -> bool { kind(env, h).is_some() }
+    stdcall fn CloseConsoleHandle(env, h: u32) -> bool {
+        if kind(env, h).is_none() { return env.fail(err::INVALID_HANDLE, false); }
+        crate::io::close(env, h).is_ok()
+    }
+    stdcall fn DuplicateConsoleHandle(env, h: u32, access: u32, inherit: bool, options: u32) -> u32 {
+        if kind(env, h).is_none() { return env.fail(err::INVALID_HANDLE, u32::MAX); }
+        env.handles.duplicate(h).unwrap_or(u32::MAX)
+    }
+    stdcall fn GetConsoleOriginalTitleA(env, buf: u32, cap: u32) -> u32 { title(env, buf, cap, false) }
+    stdcall fn GetConsoleOriginalTitleW(env, buf: u32, cap: u32) -> u32 { title(env, buf, cap, true) }
+    stdcall fn GenerateConsoleCtrlEvent(env, ev: u32, group: u32) -> bool { generate_ctrl(env, ev) }
+    stdcall fn ctrl_dispatch as "(mainemu console control)" (env, ev: u32) -> Ret { ctrl_dispatch(env, ev, None) }
 }
 
-/// The Fill* calls: the buffer is not drawn, so only the count is reported.
-fn fill(env: &mut Env, h: u32, n: u32, out: u32) -> bool {
-    if !matches!(kind(env, h), Some(ConsoleKind::Output | ConsoleKind::Error)) {
-        return env.fail(err::INVALID_HANDLE, false);
+/// GenerateConsoleCtrlEvent: as on Windows, a new thread of the process
+/// runs the handlers; a Ctrl+C the process ignores runs none.
+fn generate_ctrl(env: &mut Env, ev: u32) -> bool {
+    // CTRL_C_EVENT 0 and CTRL_BREAK_EVENT 1 are the ones a program may send.
+    if ev > 1 {
+        return env.fail(err::INVALID_PARAMETER, false);
     }
-    if out != 0 {
-        env.mem.poke_u32(out, n);
+    if ev == 0 && env.con.ctrl_c_ignored {
+        return true;
     }
-    true
+    let n = crate::pe::ImportName::Name {
+        hint: 0,
+        name: "(mainemu console control)".into(),
+    };
+    let start = crate::modules::bind_import(env, "kernel32.dll", &n).unwrap_or(0);
+    super::sync::create_thread(env, 0x1_0000, start, ev, 0, 0) != 0
+}
+
+/// The control thread: handlers from the last registered down until one
+/// returns TRUE; none does: the default handler ends the process with
+/// STATUS_CONTROL_C_EXIT.
+fn ctrl_dispatch(env: &mut Env, ev: u32, below: Option<usize>) -> Ret {
+    let i = below.unwrap_or(env.con.ctrl_handlers.len());
+    if i == 0 {
+        return Ret::Exit(0xC000_013A);
+    }
+    let f = env.con.ctrl_handlers[i - 1];
+    Ret::call(f, vec![ev], move |env, r| {
+        if r != 0 {
+            Ret::Value(0)
+        } else {
+            ctrl_dispatch(env, ev, Some((i - 1).min(env.con.ctrl_handlers.len())))
+        }
+    })
 }

@@ -101,9 +101,18 @@ pub fn open_path(env: &mut Env, p: String, desired: u32, disposition: u32, flags
     }
     if let Some(d) = device(&p) {
         let write = desired & (access::GENERIC_WRITE | access::FILE_WRITE_DATA) != 0;
+        let read = desired & (access::GENERIC_READ | access::FILE_READ_DATA) != 0;
+        // CON is the input or the output by the access asked: not both.
+        if d == "CON" && read && write {
+            return env.fail(err::FILE_NOT_FOUND, u32::MAX);
+        }
         let obj = match d {
             "CONIN$" => Object::Console(ConsoleKind::Input),
-            "CONOUT$" => Object::Console(ConsoleKind::Output),
+            // CONOUT$ opens the active screen buffer.
+            "CONOUT$" => match env.con.buffers.active {
+                super::console_buffer::MAIN => Object::Console(ConsoleKind::Output),
+                id => Object::Console(ConsoleKind::Buffer(id)),
+            },
             "CON" if write => Object::Console(ConsoleKind::Output),
             "CON" => Object::Console(ConsoleKind::Input),
             _ => Object::Null,
@@ -1000,7 +1009,13 @@ crate::dll! { "(kernel32 files)";
         match io::set_end(env, h) { Ok(()) => true, Err(e) => env.fail(e, false) }
     }
     stdcall fn FlushFileBuffers(env, h: u32) -> bool {
-        if env.handles.get(h).is_some() { true } else { env.fail(err::INVALID_HANDLE, false) }
+        // On a console, it empties the input queue; output has nothing to flush.
+        match env.handles.get(h) {
+            Some(Object::Console(ConsoleKind::Input)) => { env.con.buffers.input.clear(); true }
+            Some(Object::Console(_)) => env.fail(err::INVALID_HANDLE, false),
+            Some(_) => true,
+            None => env.fail(err::INVALID_HANDLE, false),
+        }
     }
     stdcall fn GetFileType(env, h: u32) -> u32 {
         match io::kind(env, h) { Ok(t) => { env.last_error = 0; t } Err(e) => env.fail(e, 0) }

@@ -11,8 +11,10 @@ pub mod atom;
 pub mod cmd;
 pub mod codepage;
 pub mod console;
+pub mod console_buffer;
 pub mod ctype;
 pub mod file;
+pub mod mapping;
 pub mod nls;
 pub mod pipe;
 pub mod profile;
@@ -34,6 +36,12 @@ pub struct State {
     pub heap_user: std::collections::BTreeMap<u32, (u32, u32)>,
     /// FindFirstVolume handles: the index of the next volume to report.
     pub volume_finds: std::collections::BTreeMap<u32, usize>,
+    /// RegisterWaitForSingleObject's registrations by wait handle.
+    pub waits: std::collections::BTreeMap<u32, sync::RegisteredWait>,
+    /// Paging-file mappings' blocks of guest memory, by mapping object id.
+    pub mapping_blocks: std::collections::BTreeMap<u32, u32>,
+    /// Mapped views by base address.
+    pub views: std::collections::BTreeMap<u32, mapping::View>,
 }
 
 /// TlsAlloc: the lowest free index (64 in the TEB, 1024 more in the expansion array).
@@ -116,6 +124,8 @@ fn mem_result(env: &mut Env, r: Result<u32, MemError>) -> u32 {
 crate::dll! { "kernel32.dll";
     @also file::DLL;
     @also console::DLL;
+    @also console_buffer::DLL;
+    @also mapping::DLL;
     @also time::DLL;
     @also sync::DLL;
     @also system::DLL;

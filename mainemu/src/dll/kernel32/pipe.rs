@@ -718,9 +718,17 @@ crate::dll! { "(kernel32 pipes)";
     stdcall fn DuplicateHandle(env, sp: u32, src: u32, dp: u32, dst: u32, access: u32, inherit: bool, options: u32) -> bool {
         duplicate(env, sp, src, dp, dst, options)
     }
-    // Inheritance and protection flags are accepted for a valid handle (no child inherits handles).
+    // The flags are kept per handle and reported back; children are
+    // started without inheriting handles, so HANDLE_FLAG_INHERIT changes
+    // nothing else.
     stdcall fn SetHandleInformation(env, h: u32, mask: u32, flags: u32) -> bool {
-        if env.handles.get(h).is_some() { true } else { env.fail(err::INVALID_HANDLE, false) }
+        env.handles.set_info(h, mask, flags) || env.fail(err::INVALID_HANDLE, false)
+    }
+    stdcall fn GetHandleInformation(env, h: u32, out: u32) -> bool {
+        match env.handles.info(h) {
+            Some(f) => env.mem.poke_u32(out, f).is_some() || env.fail(998, false),
+            None => env.fail(err::INVALID_HANDLE, false),
+        }
     }
     stdcall fn CreatePipe(env, rd: u32, wr: u32, sa: u32, size: u32) -> bool {
         if rd == 0 || wr == 0 { return env.fail(err::INVALID_PARAMETER, false); }

@@ -44,6 +44,9 @@ fn signaled(env: &Env, h: u32) -> Result<bool, u32> {
             .threads
             .by_id(*id)
             .is_none_or(|t| t.state == State::Exited)),
+        Some(Object::Console(crate::handles::ConsoleKind::Input)) => {
+            Ok(super::console_buffer::input_signaled(env))
+        }
         Some(Object::File(_)) | Some(Object::Console(_)) | Some(Object::Null) => Ok(true),
         Some(Object::Process(_)) => Ok(true),
         Some(_) => Err(err::INVALID_HANDLE),
@@ -108,6 +111,109 @@ pub fn wait(env: &mut Env, handles: &[u32], all: bool, ms: u32) -> Ret {
     match deadline(env, ms) {
         Some(d) if env.clock >= d => Ret::Value(WAIT_TIMEOUT),
         d => Ret::Block { deadline: d },
+    }
+}
+
+/// One RegisterWaitForSingleObject registration: a thread of its own
+/// waits on `object` and calls `callback(context, timed_out)`, once or
+/// each time, until UnregisterWait(Ex) cancels it.
+#[derive(Clone, Debug)]
+pub struct RegisteredWait {
+    pub object: u32,
+    pub callback: u32,
+    pub context: u32,
+    pub ms: u32,
+    pub once: bool,
+    pub cancelled: bool,
+}
+
+/// WT_EXECUTEONLYONCE.
+const WT_EXECUTEONLYONCE: u32 = 8;
+
+fn register_wait(
+    env: &mut Env,
+    out: u32,
+    object: u32,
+    callback: u32,
+    context: u32,
+    ms: u32,
+    flags: u32,
+) -> bool {
+    if out == 0 || callback == 0 {
+        return env.fail(err::INVALID_PARAMETER, false);
+    }
+    if signaled(env, object).is_err() {
+        return env.fail(err::INVALID_HANDLE, false);
+    }
+    // The wait handle is an event nobody signals: a handle value of its own.
+    let h = env.handles.add(Object::Event {
+        manual: true,
+        signaled: false,
+    });
+    env.k32.waits.insert(
+        h,
+        RegisteredWait {
+            object,
+            callback,
+            context,
+            ms,
+            once: flags & WT_EXECUTEONLYONCE != 0,
+            cancelled: false,
+        },
+    );
+    let n = crate::pe::ImportName::Name {
+        hint: 0,
+        name: "(mainemu registered wait)".into(),
+    };
+    let start = crate::modules::bind_import(env, "kernel32.dll", &n).unwrap_or(0);
+    if create_thread(env, 0x1_0000, start, h, 0, 0) == 0 {
+        env.k32.waits.remove(&h);
+        return false;
+    }
+    env.mem.poke_u32(out, h);
+    true
+}
+
+/// The registered wait's thread: waits (blocking like WaitForSingleObject),
+/// calls the callback as a guest call, and goes round again unless the
+/// registration was for one call or was cancelled.
+fn wait_thread(env: &mut Env, h: u32) -> Ret {
+    let Some(w) = env.k32.waits.get(&h).cloned() else {
+        return Ret::Value(0);
+    };
+    if w.cancelled {
+        return Ret::Value(0);
+    }
+    let r = match wait(env, &[w.object], false, w.ms) {
+        Ret::Value(r) => r,
+        other => return other,
+    };
+    if r == WAIT_FAILED {
+        return Ret::Value(0);
+    }
+    env.threads.cur_mut().wait_deadline = None;
+    let timed_out = (r == WAIT_TIMEOUT) as u32;
+    Ret::call(w.callback, vec![w.context, timed_out], move |env, _| {
+        if w.once {
+            // Done; the registration stays until UnregisterWait.
+            if let Some(w) = env.k32.waits.get_mut(&h) {
+                w.cancelled = true;
+            }
+            return Ret::Value(0);
+        }
+        wait_thread(env, h)
+    })
+}
+
+fn unregister_wait(env: &mut Env, h: u32) -> bool {
+    match env.k32.waits.remove(&h) {
+        Some(_) => {
+            // Its thread, if still waiting, retries, finds no registration and ends.
+            env.threads.epoch += 1;
+            crate::io::close(env, h).ok();
+            true
+        }
+        None => env.fail(err::INVALID_HANDLE, false),
     }
 }
 
@@ -412,6 +518,12 @@ crate::dll! { "(kernel32 sync)";
     stdcall fn Sleep(env, ms: u32) -> Ret { sleep(env, ms) }
     stdcall fn SleepEx(env, ms: u32, alertable: bool) -> Ret { sleep(env, ms) }
     stdcall fn SwitchToThread(env) -> bool { env.threads.slice_end = 0; false }
+    stdcall fn RegisterWaitForSingleObject(env, out: u32, object: u32, callback: u32, context: u32, ms: u32, flags: u32) -> bool {
+        register_wait(env, out, object, callback, context, ms, flags)
+    }
+    stdcall fn UnregisterWait(env, h: u32) -> bool { unregister_wait(env, h) }
+    stdcall fn UnregisterWaitEx(env, h: u32, event: u32) -> bool { unregister_wait(env, h) }
+    stdcall fn registered_wait_thread as "(mainemu registered wait)" (env, h: u32) -> Ret { wait_thread(env, h) }
     stdcall fn CreateThread(env, sa: u32, stack: u32, start: u32, param: u32, flags: u32, tid: u32) -> u32 {
         create_thread(env, stack, start, param, flags, tid)
     }
