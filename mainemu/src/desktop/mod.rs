@@ -313,6 +313,14 @@ pub struct Desktop {
     /// size, client position, show count. Not drawn: a blinking caret
     /// would be wall time; EDIT draws its own.
     pub caret: Option<Caret>,
+    /// BUTTON, STATIC, LISTBOX and COMBOBOX controls' state, by window.
+    pub controls: BTreeMap<u32, crate::dll::controls::Control>,
+    /// Dialogs made by the dialog manager, by window.
+    pub dialogs: BTreeMap<u32, crate::dll::dialog::DlgInfo>,
+    /// The modal dialogs whose loops are running, innermost last.
+    pub modal: Vec<u32>,
+    /// Why dialog calls failed (malformed templates, controls not made), in order.
+    pub dialog_errors: Vec<String>,
 }
 
 impl Desktop {
@@ -349,6 +357,10 @@ impl Desktop {
             file_dialog: None,
             comdlg_error: 0,
             menu_track: None,
+            controls: BTreeMap::new(),
+            dialogs: BTreeMap::new(),
+            modal: Vec::new(),
+            dialog_errors: Vec::new(),
         }
     }
 

@@ -156,7 +156,12 @@ fn edit_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
             paint(env, h);
             Ret::Value(0)
         }
-        wm::GETDLGCODE => Ret::Value(0x1 | 0x2 | 0x80 | 0x8), // arrows, tab, chars, hasSetSel
+        // Arrows, characters, EM_SETSEL; a multi-line edit keeps Enter
+        // too (DLGC_WANTALLKEYS for VK_RETURN), as Windows' edit answers.
+        wm::GETDLGCODE => {
+            let multi = style(env, h) & ES_MULTILINE != 0;
+            Ret::Value(0x1 | 0x80 | 0x8 | if multi && wp == 0x0D { 0x4 } else { 0 })
+        }
         wm::LBUTTONDOWN => {
             let (x, y) = (lp as i16 as i32, (lp >> 16) as i16 as i32);
             let i = index_at(env, h, x, y);

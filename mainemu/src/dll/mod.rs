@@ -63,7 +63,9 @@ macro_rules! dll {
 pub mod advapi32;
 pub mod comctl32;
 pub mod comdlg32;
+pub mod controls;
 pub mod crt;
+pub mod dialog;
 pub mod edit;
 pub mod filedlg;
 pub mod gdi32;

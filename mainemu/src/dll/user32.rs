@@ -41,7 +41,7 @@ pub const DESKTOP_HWND: u32 = 0x0001_0010;
 const CW_USEDEFAULT: i32 = 0x8000_0000u32 as i32;
 
 /// A resource name argument: MAKEINTRESOURCE (< 0x10000) or a string pointer.
-fn res_name(env: &Env, v: u32, wide: bool) -> ResId {
+pub(crate) fn res_name(env: &Env, v: u32, wide: bool) -> ResId {
     if v < 0x1_0000 {
         ResId::Id(v as u16)
     } else {
@@ -57,7 +57,7 @@ fn res_name(env: &Env, v: u32, wide: bool) -> ResId {
 /// The guest address of one of our exports (its thunk), e.g. DefWindowProcW
 /// as the window procedure of the built-in classes.
 fn export_addr(env: &mut Env, name: &str) -> u32 {
-    let Some(e) = DLL.exports.iter().find(|e| e.name == name) else {
+    let Some(e) = DLL.all_exports().into_iter().find(|e| e.name == name) else {
         return 0;
     };
     env.thunks
@@ -81,7 +81,7 @@ pub fn send(
 }
 
 /// Sends a list of messages in order, ignoring results, then `last`.
-fn send_all(
+pub(crate) fn send_all(
     env: &mut Env,
     mut msgs: std::collections::VecDeque<(u32, u32, u32, u32)>,
     last: Box<dyn FnOnce(&mut Env) -> Ret>,
@@ -93,7 +93,7 @@ fn send_all(
 }
 
 /// A scratch block in guest memory for structures passed to window procedures.
-fn scratch(env: &mut Env, size: u32) -> u32 {
+pub(crate) fn scratch(env: &mut Env, size: u32) -> u32 {
     let size = (size + 15) & !15;
     if env.desktop.scratch.is_none() {
         let a = env
@@ -117,12 +117,12 @@ fn scratch(env: &mut Env, size: u32) -> u32 {
     a
 }
 
-fn scratch_release(env: &mut Env, size: u32) {
+pub(crate) fn scratch_release(env: &mut Env, size: u32) {
     let size = (size + 15) & !15;
     env.desktop.scratch_top = env.desktop.scratch_top.saturating_sub(size);
 }
 
-fn write_msg(env: &mut Env, a: u32, m: &Msg) -> bool {
+pub(crate) fn write_msg(env: &mut Env, a: u32, m: &Msg) -> bool {
     let mut b = Vec::with_capacity(28);
     for v in [
         m.hwnd,
@@ -138,7 +138,7 @@ fn write_msg(env: &mut Env, a: u32, m: &Msg) -> bool {
     env.mem.poke(a, &b).is_some()
 }
 
-fn read_msg(env: &Env, a: u32) -> Option<Msg> {
+pub(crate) fn read_msg(env: &Env, a: u32) -> Option<Msg> {
     let r = |o: u32| env.mem.peek_u32(a + o);
     Some(Msg {
         hwnd: r(0)?,
@@ -357,6 +357,11 @@ pub(crate) fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
         super::edit::wndproc(env)
     } else if s == "MSCTLS_STATUSBAR32" {
         super::comctl32::status_wndproc(env)
+    } else if s == "#32770" {
+        // The dialog class's procedure is DefDlgProc.
+        export_addr(env, "DefDlgProcW")
+    } else if let Some(p) = super::controls::wndproc(env, &s) {
+        p
     } else {
         export_addr(env, "DefWindowProcW")
     };
@@ -489,6 +494,64 @@ fn create_window(
     wide: bool,
 ) -> Ret {
     let cname = res_name(env, class, wide);
+    let title_units = if title == 0 {
+        Vec::new()
+    } else {
+        read_str(&env.mem, title, -1, wide).unwrap_or_default()
+    };
+    let args = NewWindow {
+        ex,
+        class: cname,
+        title: title_units,
+        cs_names: (class, title),
+        style,
+        pos: (x, y, w, h),
+        parent,
+        menu,
+        inst,
+        param,
+        wide,
+    };
+    create_window_then(env, args, Box::new(|_, h| Ret::Value(h)))
+}
+
+/// CreateWindowEx's arguments with the class name and title already read
+/// (the dialog manager builds them from a template).
+pub(crate) struct NewWindow {
+    pub ex: u32,
+    pub class: ResId,
+    pub title: Vec<u16>,
+    /// lpszClass and lpszName as CREATESTRUCT shows them (0: none).
+    pub cs_names: (u32, u32),
+    pub style: u32,
+    /// x, y, width, height (CW_USEDEFAULT as in CreateWindowEx).
+    pub pos: (i32, i32, i32, i32),
+    pub parent: u32,
+    pub menu: u32,
+    pub inst: u32,
+    pub param: u32,
+    pub wide: bool,
+}
+
+/// CreateWindowEx, then `then` with the new window (0: it failed).
+pub(crate) fn create_window_then(
+    env: &mut Env,
+    a: NewWindow,
+    then: Box<dyn FnOnce(&mut Env, u32) -> Ret>,
+) -> Ret {
+    let NewWindow {
+        ex,
+        class: cname,
+        title: title_units,
+        cs_names: (class, title),
+        style,
+        pos: (x, y, w, h),
+        parent,
+        menu,
+        inst,
+        param,
+        wide,
+    } = a;
     let (cunits, catom) = match &cname {
         ResId::Id(a) => (Vec::new(), *a),
         ResId::Name(s) => (units(s), 0),
@@ -499,20 +562,15 @@ fn create_window(
             Some(i) => i,
             None => {
                 env.last_error = 1407; // ERROR_CANNOT_FIND_WND_CLASS
-                return Ret::Value(0);
+                return then(env, 0);
             }
         },
     };
     let cls = desk(env).classes[ci].clone();
-    let title_units = if title == 0 {
-        Vec::new()
-    } else {
-        read_str(&env.mem, title, -1, wide).unwrap_or_default()
-    };
     let child = style & ws::CHILD != 0;
     if child && desk(env).win(parent).is_none() {
         env.last_error = 1406;
-        return Ret::Value(0);
+        return then(env, 0);
     }
     // Top-level windows without WS_POPUP/WS_CHILD are overlapped: caption and border.
     let style = if !child && style & ws::POPUP == 0 {
@@ -585,13 +643,13 @@ fn create_window(
         if ok == 0 {
             scratch_release(env, 48);
             desk(env).remove_window(hwnd);
-            return Ret::Value(0);
+            return then(env, 0);
         }
         send(env, hwnd, wm::CREATE, 0, cs, move |env, r| {
             scratch_release(env, 48);
             if r as i32 == -1 {
                 desk(env).remove_window(hwnd);
-                return Ret::Value(0);
+                return then(env, 0);
             }
             let msgs = size_move_msgs(env, hwnd).into();
             send_all(
@@ -599,9 +657,9 @@ fn create_window(
                 msgs,
                 Box::new(move |env| {
                     if visible {
-                        show_window(env, hwnd, 5, Box::new(move |_| Ret::Value(hwnd)))
+                        show_window(env, hwnd, 5, Box::new(move |env| then(env, hwnd)))
                     } else {
-                        Ret::Value(hwnd)
+                        then(env, hwnd)
                     }
                 }),
             )
@@ -817,7 +875,7 @@ impl MapValue for Ret {
 }
 
 /// FillRect with a brush handle or a system colour index + 1.
-fn fill_rect(env: &mut Env, hdc: u32, r: Rect, brush: u32) -> bool {
+pub(crate) fn fill_rect(env: &mut Env, hdc: u32, r: Rect, brush: u32) -> bool {
     let brush = sys_brush(env, brush);
     let (g, m) = (&mut env.desktop.gdi, &mut env.mem);
     g.draw_with_brush(m, hdc, brush, |t, p| t.fill(r, p))
@@ -904,7 +962,7 @@ fn begin_paint(env: &mut Env, h: u32, ps: u32) -> Ret {
     }
 }
 
-fn load_menu(env: &mut Env, base: u32, name: &ResId) -> u32 {
+pub(crate) fn load_menu(env: &mut Env, base: u32, name: &ResId) -> u32 {
     let Some(data) = desk_res(env, base, res::RT_MENU, name) else {
         return 0;
     };
@@ -1473,6 +1531,7 @@ fn is_char(u: u32, test: fn(char) -> bool) -> bool {
 }
 
 crate::dll! { "user32.dll";
+    @also super::dialog::DLL;
     stdcall fn RegisterClassW(env, wc: u32) -> u32 { register_class(env, wc, false, true) }
     stdcall fn GetClassInfoA(env, _inst: u32, name: u32, out: u32) -> u32 { get_class_info(env, name, out, false, false) }
     stdcall fn GetClassInfoW(env, _inst: u32, name: u32, out: u32) -> u32 { get_class_info(env, name, out, false, true) }
@@ -1505,10 +1564,6 @@ crate::dll! { "user32.dll";
         show_window(env, h, cmd, Box::new(move |_| Ret::Value(was as u32)))
     }
     stdcall fn UpdateWindow(env, h: u32) -> Ret { update_window(env, h) }
-    // No modeless dialogs are modelled: nothing is a dialog message (the
-    // caller translates and dispatches it itself).
-    stdcall fn IsDialogMessageW(env, _dlg: u32, _msg: u32) -> bool { false }
-    stdcall fn IsDialogMessageA(env, _dlg: u32, _msg: u32) -> bool { false }
     stdcall fn GetMessageW(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { get_message(env, msg, h, min, max) }
     stdcall fn GetMessageA(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { get_message(env, msg, h, min, max) }
     stdcall fn PeekMessageW(env, msg: u32, h: u32, min: u32, max: u32, flags: u32) -> bool { peek_message(env, msg, h, min, max, flags) }
