@@ -294,14 +294,10 @@ fn muldiv(a: i32, b: i32, c: i32) -> i32 {
     if c == 0 {
         return -1;
     }
+    // Halves round away from zero.
     let p = a as i64 * b as i64;
-    let half = (c as i64).abs() / 2;
-    let q = if (p < 0) != (c < 0) {
-        (p - half * p.signum()) / c as i64
-    } else {
-        (p + half * p.signum()) / c as i64
-    };
-    q as i32
+    let q = (p.abs() + (c as i64).abs() / 2) / (c as i64).abs();
+    (if (p < 0) != (c < 0) { -q } else { q }) as i32
 }
 
 /// Base units of a font of `height` (LOGFONT, 0: the system font) and weight.
@@ -1486,7 +1482,7 @@ mod tests {
             assert!(parse(&b[..n]).is_err(), "{n} bytes");
         }
         let mut bad = b.clone();
-        let at = bad.len() - 8; // item 2's class ordinal
+        let at = bad.len() - 6; // item 2's class ordinal
         bad[at..at + 2].copy_from_slice(&0x99u16.to_le_bytes());
         assert!(parse(&bad).unwrap_err().contains("class ordinal"));
     }
