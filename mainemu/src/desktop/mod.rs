@@ -140,6 +140,11 @@ pub struct Window {
     pub subclass_orig: u32,
     /// The subclass level running now (DefSubclassProc calls the one below).
     pub subclass_level: usize,
+    /// Window properties (SetProp): upper-cased name or `#atom`, value.
+    pub props: Vec<(Vec<u16>, u32)>,
+    /// Scroll bar state (min, max, page, pos) of SB_HORZ, SB_VERT and
+    /// SB_CTL; None: never set (the bar's default range).
+    pub scroll: [Option<(i32, i32, u32, i32)>; 3],
 }
 
 impl Window {
@@ -182,6 +187,8 @@ impl Window {
             subclasses: Vec::new(),
             subclass_orig: 0,
             subclass_level: 0,
+            props: Vec::new(),
+            scroll: [None; 3],
         }
     }
 
@@ -247,9 +254,17 @@ pub const HUSER_BASE: u32 = 0x0005_0010;
 /// A user object that is not a window: icons, cursors, accelerator tables.
 #[derive(Clone, Debug)]
 pub enum UserObject {
-    Icon { width: i32, height: i32 },
+    Icon {
+        width: i32,
+        height: i32,
+    },
     Cursor,
     Accel(Vec<Accel>),
+    /// SetWindowsHookEx's hook (kept, never called).
+    Hook {
+        id: i32,
+        proc_: u32,
+    },
 }
 
 /// The system caret's state (one per process here: mainemu's threads share

@@ -208,6 +208,21 @@ fn text_color(w: &crate::desktop::Window) -> u32 {
     })
 }
 
+/// BM_SETCHECK: a radio button is a tab stop while it is checked (so Tab
+/// reaches a group at its checked button), as Windows' button does.
+fn set_check(env: &mut Env, h: u32, v: u32) {
+    if matches!(button_kind(env, h), bs::RADIOBUTTON | bs::AUTORADIOBUTTON) {
+        if let Some(w) = env.desktop.win_mut(h) {
+            if v != 0 {
+                w.style |= ws::TABSTOP;
+            } else {
+                w.style &= !ws::TABSTOP;
+            }
+        }
+    }
+    state(env, h).check = v;
+}
+
 fn button_kind(env: &Env, h: u32) -> u32 {
     style(env, h) & bs::TYPEMASK
 }
@@ -227,11 +242,11 @@ fn click(env: &mut Env, h: u32) -> Ret {
             // The auto radio buttons of the group are cleared, this one checked.
             for b in group_of(env, h) {
                 if button_kind(env, b) == bs::AUTORADIOBUTTON && b != h {
-                    state(env, b).check = 0;
+                    set_check(env, b, 0);
                     paint_button(env, b);
                 }
             }
-            state(env, h).check = 1;
+            set_check(env, h, 1);
         }
         _ => {}
     }
@@ -240,7 +255,9 @@ fn click(env: &mut Env, h: u32) -> Ret {
 }
 
 /// The siblings in `h`'s group: from the WS_GROUP control at or before
-/// it up to the next WS_GROUP control (creation order).
+/// it up to the next WS_GROUP control, in creation order. The order is a
+/// ring: the controls before the first WS_GROUP control belong to the last
+/// group (a group wraps around the end of the dialog).
 pub fn group_of(env: &Env, h: u32) -> Vec<u32> {
     let d = &env.desktop;
     let Some(p) = d.win(h).map(|w| w.parent) else {
@@ -250,12 +267,21 @@ pub fn group_of(env: &Env, h: u32) -> Vec<u32> {
     let Some(at) = kids.iter().position(|&k| k == h) else {
         return vec![h];
     };
+    let n = kids.len();
     let group = |k: u32| d.win(k).is_some_and(|w| w.style & ws::GROUP != 0);
-    let start = (0..=at).rev().find(|&i| group(kids[i])).unwrap_or(0);
-    let end = (at + 1..kids.len())
+    let start = (0..n)
+        .map(|k| (at + n - k) % n)
         .find(|&i| group(kids[i]))
-        .unwrap_or(kids.len());
-    kids[start..end].to_vec()
+        .unwrap_or(0);
+    let mut out = vec![kids[start]];
+    for k in 1..n {
+        let i = (start + k) % n;
+        if group(kids[i]) {
+            break;
+        }
+        out.push(kids[i]);
+    }
+    out
 }
 
 fn button_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
@@ -287,7 +313,7 @@ fn button_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
         }),
         bm::GETCHECK => Ret::Value(state(env, h).check),
         bm::SETCHECK => {
-            state(env, h).check = wp.min(2);
+            set_check(env, h, wp.min(2));
             paint_button(env, h);
             Ret::Value(0)
         }

@@ -76,6 +76,9 @@ pub struct Item {
     /// The text, or (for icons and bitmaps) a resource ordinal.
     pub title: ResId,
     pub data: Vec<u8>,
+    /// Where the creation data's size word is in the template (the
+    /// control's WM_CREATE gets its address as lpCreateParams).
+    pub data_at: Option<usize>,
 }
 
 /// A parsed DLGTEMPLATE or DLGTEMPLATEEX.
@@ -90,6 +93,8 @@ pub struct Template {
     /// Point size, weight, italic, face name (DS_SETFONT).
     pub font: Option<(u16, u16, bool, Vec<u16>)>,
     pub items: Vec<Item>,
+    /// The template's guest address (0: not known).
+    pub addr: u32,
 }
 
 /// A template reader: little-endian, bounds-checked, errors name the field.
@@ -225,8 +230,10 @@ pub fn parse(b: &[u8]) -> Result<Template, String> {
         let title = r
             .sz_or_ord(&what("title"))?
             .unwrap_or(ResId::Name(String::new()));
+        let at = r.p;
         let n = r.u16(&what("extra count"))? as usize;
         let data = r.take(n, &what("creation data"))?.to_vec();
+        let data_at = (n > 0).then_some(at);
         items.push(Item {
             style,
             ex_style,
@@ -235,6 +242,7 @@ pub fn parse(b: &[u8]) -> Result<Template, String> {
             class,
             title,
             data,
+            data_at,
         });
     }
     Ok(Template {
@@ -246,6 +254,7 @@ pub fn parse(b: &[u8]) -> Result<Template, String> {
         title,
         font,
         items,
+        addr: 0,
     })
 }
 
@@ -287,6 +296,8 @@ pub struct DlgInfo {
     pub ended: Option<u32>,
     /// The owner disabled while the modal dialog is up (0: modeless).
     pub modal_owner: u32,
+    /// The modal loop has shown the dialog (once, when the queue first went empty).
+    pub shown: bool,
 }
 
 /// `a * b / c` rounded to the nearest (MulDiv's rounding).
@@ -303,9 +314,7 @@ fn muldiv(a: i32, b: i32, c: i32) -> i32 {
 /// Base units of a font of `height` (LOGFONT, 0: the system font) and weight.
 fn base_units(height: i32, weight: i32) -> (i32, i32) {
     let f = crate::gdi::font::Face::new(height, weight, false, false);
-    // GetTextExtentPoint32 of the 52 letters, then Windows' rounding.
-    let cx = (f.width(52) / 26 + 1) / 2;
-    (cx, f.height())
+    (f.average_width(), f.height())
 }
 
 /// Dialog units to pixels (MapDialogRect's rule).
@@ -459,6 +468,7 @@ fn create(
             );
             set_extra_u32(env, dlg, DWLP_DLGPROC, proc_);
             let items: std::collections::VecDeque<Item> = tpl.items.into();
+            let tpl_addr = tpl.addr;
             let after = Box::new(move |env: &mut Env, ok: bool| {
                 if !ok {
                     return user32::destroy_then(env, dlg, Box::new(move |env| then(env, 0)));
@@ -468,10 +478,10 @@ fn create(
             let set_font = move |env: &mut Env| {
                 if font != 0 && proc_ != 0 {
                     user32::send(env, dlg, wm::SETFONT, font, 0, move |env, _| {
-                        create_items(env, dlg, items, inst, wide, after)
+                        create_items(env, dlg, items, inst, wide, tpl_addr, after)
                     })
                 } else {
-                    create_items(env, dlg, items, inst, wide, after)
+                    create_items(env, dlg, items, inst, wide, tpl_addr, after)
                 }
             };
             set_font(env)
@@ -486,6 +496,7 @@ fn create_items(
     mut items: std::collections::VecDeque<Item>,
     inst: u32,
     wide: bool,
+    tpl_addr: u32,
     then: Box<dyn FnOnce(&mut Env, bool) -> Ret>,
 ) -> Ret {
     let Some(it) = items.pop_front() else {
@@ -509,7 +520,10 @@ fn create_items(
         parent: dlg,
         menu: it.id,
         inst,
-        param: 0,
+        param: match it.data_at {
+            Some(at) if tpl_addr != 0 => tpl_addr.wrapping_add(at as u32),
+            _ => 0,
+        },
         wide,
     };
     let nofail = env.desktop.win(dlg).is_some_and(|w| w.style & 0x10 != 0); // DS_NOFAILCREATE
@@ -530,10 +544,10 @@ fn create_items(
             }
             if c != 0 && d.font != 0 {
                 user32::send(env, c, wm::SETFONT, d.font, 0, move |env, _| {
-                    create_items(env, dlg, items, inst, wide, then)
+                    create_items(env, dlg, items, inst, wide, tpl_addr, then)
                 })
             } else {
-                create_items(env, dlg, items, inst, wide, then)
+                create_items(env, dlg, items, inst, wide, tpl_addr, then)
             }
         }),
     )
@@ -603,6 +617,9 @@ fn focus_control(env: &mut Env, c: u32, then: Box<dyn FnOnce(&mut Env) -> Ret>) 
 
 /// Whether `c` is `dlg` or inside it.
 fn inside(env: &Env, dlg: u32, c: u32) -> bool {
+    if env.desktop.win(dlg).is_none() {
+        return false;
+    }
     let mut cur = c;
     for _ in 0..64 {
         if cur == dlg {
@@ -639,6 +656,10 @@ fn usable(env: &Env, c: u32) -> bool {
 /// control after `ctl` in the dialog's order, wrapping; from the start
 /// (or the end) when `ctl` is 0.
 pub fn next_tab_item(env: &Env, dlg: u32, ctl: u32, prev: bool) -> u32 {
+    // Backwards from nothing (or the dialog itself) is nothing.
+    if prev && (ctl == 0 || ctl == dlg) {
+        return 0;
+    }
     let kids = env
         .desktop
         .win(dlg)
@@ -686,6 +707,9 @@ fn step_in(order: &[u32], among: &[u32], from: u32, prev: bool) -> Option<u32> {
 /// GetNextDlgGroupItem: the next (or previous) visible, enabled control of
 /// `ctl`'s group (see `controls::group_of`), wrapping within the group.
 pub fn next_group_item(env: &Env, dlg: u32, ctl: u32, prev: bool) -> u32 {
+    if prev && (ctl == 0 || ctl == dlg) {
+        return 0;
+    }
     let kids = env
         .desktop
         .win(dlg)
@@ -755,7 +779,24 @@ pub fn def_dlg_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, wide: boo
     })
 }
 
+/// A window that uses DefDlgProc without the dialog manager having made
+/// it (CreateWindow with a class whose procedure calls DefDlgProc) gets its
+/// dialog state on first use, as Windows allocates it lazily.
+fn info_mut(env: &mut Env, h: u32) -> Option<&mut DlgInfo> {
+    env.desktop.win(h)?;
+    Some(env.desktop.dialogs.entry(h).or_insert_with(|| DlgInfo {
+        base: base_units(0, 400),
+        ..Default::default()
+    }))
+}
+
 fn dlg_default(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, wide: bool) -> Ret {
+    if matches!(
+        msg,
+        DM_SETDEFID | DM_GETDEFID | WM_NEXTDLGCTL | wm::ACTIVATE | wm::SETFOCUS
+    ) {
+        info_mut(env, h);
+    }
     match msg {
         wm::ERASEBKGND => {
             let Some(c) = env.desktop.client_rect(h) else {
@@ -852,7 +893,14 @@ fn dlg_default(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, wide: bool) ->
                 let f = env.desktop.focus;
                 next_tab_item(env, h, if inside(env, h, f) { f } else { 0 }, wp != 0)
             };
-            focus_control(env, target, Box::new(|_| Ret::Value(0)))
+            focus_control(
+                env,
+                target,
+                Box::new(move |env| {
+                    set_def_style(env, h, target);
+                    Ret::Value(0)
+                }),
+            )
         }
         wm::CLOSE => {
             // As a click on Cancel, unless that button is disabled.
@@ -885,6 +933,52 @@ fn dlg_default(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, wide: bool) ->
             user32::def_window_proc(env, h, msg, wp, lp, wide)
         }
         _ => user32::def_window_proc(env, h, msg, wp, lp, wide),
+    }
+}
+
+/// A push button that takes the focus looks like the default button
+/// (BS_DEFPUSHBUTTON) and the one that looked so loses it; focus on any
+/// other control gives the look back to the DM_SETDEFID button. The
+/// default id itself does not change.
+fn set_def_style(env: &mut Env, dlg: u32, focus: u32) {
+    let kids = env
+        .desktop
+        .win(dlg)
+        .map(|w| w.children.clone())
+        .unwrap_or_default();
+    let is_push = |env: &Env, c: u32| {
+        env.desktop.win(c).is_some_and(|w| {
+            env.desktop
+                .classes
+                .get(w.class)
+                .is_some_and(|k| k.name == gs::units("BUTTON"))
+                && matches!(w.style & bs::TYPEMASK, bs::PUSHBUTTON | bs::DEFPUSHBUTTON)
+        })
+    };
+    let def = if is_push(env, focus) {
+        focus
+    } else {
+        let id = info(env, dlg).map_or(0, |d| d.def_id);
+        if id == 0 {
+            return;
+        }
+        dlg_item(env, dlg, id)
+    };
+    for k in kids {
+        if !is_push(env, k) {
+            continue;
+        }
+        let st = if k == def {
+            bs::DEFPUSHBUTTON
+        } else {
+            bs::PUSHBUTTON
+        };
+        if let Some(w) = env.desktop.win_mut(k) {
+            if w.style & bs::TYPEMASK != st {
+                w.style = (w.style & !bs::TYPEMASK) | st;
+                env.desktop.invalidate(k, None, true);
+            }
+        }
     }
 }
 
@@ -975,24 +1069,36 @@ pub fn is_dialog_message(
             0x0D => {
                 // The focused push button, else the default id (DM_GETDEFID), else IDOK.
                 let f = env.desktop.focus;
-                let push = code & (dlgc::DEFPUSHBUTTON | dlgc::UNDEFPUSHBUTTON) != 0;
-                if push && usable(env, f) {
-                    let id = env.desktop.win(f).map_or(0, |w| w.id);
-                    return user32::send(env, dlg, wm::COMMAND, id & 0xFFFF, f, move |env, _| {
-                        then(env, true)
-                    });
-                }
-                user32::send(env, dlg, DM_GETDEFID, 0, 0, move |env, r| {
-                    let id = if r >> 16 == DC_HASDEFID {
-                        r & 0xFFFF
-                    } else {
-                        IDOK
-                    };
-                    let c = dlg_item(env, dlg, id);
-                    if c != 0 && !usable(env, c) {
-                        return then(env, true);
+                let f = if f != dlg && inside(env, dlg, f) {
+                    f
+                } else {
+                    0
+                };
+                user32::send(env, f, wm::GETDLGCODE, 0, 0, move |env, fcode| {
+                    let push = fcode & (dlgc::DEFPUSHBUTTON | dlgc::UNDEFPUSHBUTTON) != 0;
+                    if f != 0 && push && usable(env, f) {
+                        let id = env.desktop.win(f).map_or(0, |w| w.id);
+                        return user32::send(
+                            env,
+                            dlg,
+                            wm::COMMAND,
+                            id & 0xFFFF,
+                            f,
+                            move |env, _| then(env, true),
+                        );
                     }
-                    user32::send(env, dlg, wm::COMMAND, id, c, move |env, _| then(env, true))
+                    user32::send(env, dlg, DM_GETDEFID, 0, 0, move |env, r| {
+                        let id = if r >> 16 == DC_HASDEFID {
+                            r & 0xFFFF
+                        } else {
+                            IDOK
+                        };
+                        let c = dlg_item(env, dlg, id);
+                        if c != 0 && !usable(env, c) {
+                            return then(env, true);
+                        }
+                        user32::send(env, dlg, wm::COMMAND, id, c, move |env, _| then(env, true))
+                    })
                 })
             }
             _ => dispatch(env, then),
@@ -1059,11 +1165,7 @@ fn dialog_box(env: &mut Env, tpl: Result<Template, String>, s: Spec) -> Ret {
                 }
             }
             env.desktop.modal.push(dlg);
-            let ended = info(env, dlg).is_some_and(|d| d.ended.is_some());
-            if ended || env.desktop.win(dlg).is_some_and(|w| w.visible()) {
-                return modal_step(env);
-            }
-            user32::show_window(env, dlg, 1, Box::new(modal_step))
+            modal_step(env)
         }),
     )
 }
@@ -1095,6 +1197,16 @@ pub fn modal_step(env: &mut Env) -> Ret {
             );
         }
         let Some(m) = user32::next_message(env, 0, 0, 0, true) else {
+            // A modal dialog is shown when its queue first goes empty.
+            if !d.shown {
+                if let Some(d) = env.desktop.dialogs.get_mut(&dlg) {
+                    d.shown = true;
+                }
+                if env.desktop.win(dlg).is_some_and(|w| !w.visible()) {
+                    return user32::show_window(env, dlg, 1, Box::new(modal_step));
+                }
+                continue;
+            }
             let deadline = env.desktop.next_event();
             env.desktop.waiting_for_input = deadline.is_none();
             return Ret::Block { deadline };
@@ -1133,18 +1245,28 @@ pub fn modal_step(env: &mut Env) -> Ret {
 fn resource_template(env: &mut Env, inst: u32, name: u32, wide: bool) -> Result<Template, String> {
     let id = user32::res_name(env, name, wide);
     let base = if inst == 0 { env.image_base } else { inst };
-    let data = env
-        .desktop
-        .resource_data(&env.mem, base, &ResId::Id(res::RT_DIALOG), &id)
+    let list = env.desktop.resources(&env.mem, base).unwrap_or_default();
+    let r = res::find(&list, &ResId::Id(res::RT_DIALOG), &id)
         .ok_or_else(|| format!("no RT_DIALOG resource {id:?} in the module at {base:#x}"))?;
-    parse(&data).map_err(|e| format!("RT_DIALOG {id:?}: {e}"))
+    // Read where the module has it, so creation data has a guest address.
+    let addr = base.wrapping_add(r.data_rva);
+    let mut data = vec![0u8; r.size.min(0x1_0000) as usize];
+    env.mem
+        .peek(addr, &mut data)
+        .ok_or_else(|| format!("RT_DIALOG {id:?}: unreadable at {addr:#010x}"))?;
+    let mut t = parse(&data).map_err(|e| format!("RT_DIALOG {id:?}: {e}"))?;
+    t.addr = addr;
+    Ok(t)
 }
 
 fn memory_template(env: &Env, a: u32) -> Result<Template, String> {
     if a == 0 {
         return Err("a NULL dialog template".into());
     }
-    parse(&template_bytes(env, a)).map_err(|e| format!("template at {a:#010x}: {e}"))
+    let mut t =
+        parse(&template_bytes(env, a)).map_err(|e| format!("template at {a:#010x}: {e}"))?;
+    t.addr = a;
+    Ok(t)
 }
 
 /// CreateDialog*: the modeless dialog's handle (0 on failure).

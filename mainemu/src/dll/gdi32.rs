@@ -1077,6 +1077,16 @@ crate::dll! { "gdi32.dll";
     stdcall fn CreateCompatibleDC(env, hdc: u32) -> u32 { gdi(env).create_dc(None) }
     stdcall fn CreateDCW(env, driver: u32, device: u32, output: u32, init: u32) -> u32 { screen_dc(env) }
     stdcall fn CreateDCA(env, driver: u32, device: u32, output: u32, init: u32) -> u32 { screen_dc(env) }
+    // The dialog base units' average width of the DC's font; TEXTMETRICW and the height on request.
+    stdcall fn GdiGetCharDimensions(env, hdc: u32, tm: u32, height: u32) -> i32 {
+        let f = gdi(env).face(hdc);
+        if tm != 0 && !text_metrics(env, hdc, tm, true) { return 0; }
+        if height != 0 { env.mem.poke_u32(height, f.height() as u32); }
+        f.average_width()
+    }
+    // An information context is a DC for queries: the screen's.
+    stdcall fn CreateICA(env, driver: u32, device: u32, output: u32, init: u32) -> u32 { screen_dc(env) }
+    stdcall fn CreateICW(env, driver: u32, device: u32, output: u32, init: u32) -> u32 { screen_dc(env) }
     stdcall fn DeleteDC(env, hdc: u32) -> bool { gdi(env).delete_dc(hdc) }
     stdcall fn SaveDC(env, hdc: u32) -> i32 {
         let Some(d) = gdi(env).dc_mut(hdc) else { return 0 };

@@ -1457,6 +1457,255 @@ fn message_box(env: &mut Env, _hwnd: u32, text: u32, caption: u32, kind: u32, wi
     }
 }
 
+/// GetClassLong (value None) or SetClassLong: GCL_HBRBACKGROUND -10,
+/// GCL_HCURSOR -12, GCL_HICON -14, GCL_WNDPROC -24, GCL_STYLE -26,
+/// GCL_CBWNDEXTRA -18, GCL_CBCLSEXTRA -20, GCW_ATOM -32 (read only), and
+/// the class extra bytes; the old value.
+fn class_long(env: &mut Env, h: u32, i: i32, value: Option<u32>) -> u32 {
+    let d = desk(env);
+    let Some(ci) = d.win(h).map(|w| w.class) else {
+        env.last_error = 1400;
+        return 0;
+    };
+    let Some(c) = d.classes.get_mut(ci) else {
+        return 0;
+    };
+    let slot: Option<&mut u32> = match i {
+        -10 => Some(&mut c.background),
+        -12 => Some(&mut c.cursor),
+        -14 | -34 => Some(&mut c.icon),
+        -24 => Some(&mut c.wndproc),
+        -26 => Some(&mut c.style),
+        -32 => return c.atom as u32,
+        -18 => return c.wnd_extra as u32,
+        -20 => return c.cls_extra as u32,
+        k if k >= 0 && (k as usize + 4) <= c.extra.len() => {
+            let o = k as usize;
+            let old =
+                u32::from_le_bytes([c.extra[o], c.extra[o + 1], c.extra[o + 2], c.extra[o + 3]]);
+            if let Some(v) = value {
+                c.extra[o..o + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            return old;
+        }
+        _ => None,
+    };
+    match slot {
+        Some(s) => {
+            let old = *s;
+            if let Some(v) = value {
+                *s = v;
+            }
+            old
+        }
+        None => {
+            env.last_error = 1413; // ERROR_INVALID_INDEX
+            0
+        }
+    }
+}
+
+/// UnregisterClass: a class of this program with no windows left is
+/// forgotten (its slot stays, nameless, so class indexes do not move).
+fn unregister_class(env: &mut Env, name: u32, inst: u32, wide: bool) -> bool {
+    let (u, atom) = match res_name(env, name, wide) {
+        ResId::Id(a) => (Vec::new(), a),
+        ResId::Name(s) => (units(&s), 0),
+    };
+    let d = desk(env);
+    let Some(i) = d
+        .class_index(&u, atom)
+        .filter(|&i| d.classes[i].instance != 0)
+    else {
+        env.last_error = 1411; // ERROR_CLASS_DOES_NOT_EXIST
+        return false;
+    };
+    let _ = inst;
+    if d.windows.values().any(|w| w.class == i) {
+        env.last_error = 1412; // ERROR_CLASS_HAS_WINDOWS
+        return false;
+    }
+    d.classes[i].name = vec![0];
+    d.classes[i].atom = 0;
+    true
+}
+
+/// A window's scroll bar (SB_HORZ 0, SB_VERT 1, SB_CTL 2): min, max, page,
+/// pos. Standard bars start at 0..100, a scroll bar control at 0..0.
+fn scroll(env: &mut Env, h: u32, bar: i32) -> Option<(i32, i32, u32, i32)> {
+    let w = desk(env).win(h)?;
+    let b = bar.clamp(0, 2) as usize;
+    Some(w.scroll[b].unwrap_or(if b == 2 { (0, 0, 0, 0) } else { (0, 100, 0, 0) }))
+}
+
+/// Stores a bar's state with the page clamped to the range and the
+/// position to [min, max - page + 1] (SetScrollInfo's rules).
+fn set_scroll(env: &mut Env, h: u32, bar: i32, (min, max, page, pos): (i32, i32, u32, i32)) {
+    let span = (max as i64 - min as i64 + 1).max(0) as u32;
+    let page = page.min(span);
+    let top = (max as i64 - (page as i64 - 1).max(0)).max(min as i64) as i32;
+    let pos = pos.clamp(min, top.max(min));
+    if let Some(w) = desk(env).win_mut(h) {
+        w.scroll[bar.clamp(0, 2) as usize] = Some((min, max, page, pos));
+    }
+}
+
+/// GetScrollInfo (`set` false: TRUE/FALSE) or SetScrollInfo (the new
+/// position) through a SCROLLINFO: cbSize, fMask (SIF_RANGE 1, SIF_PAGE 2,
+/// SIF_POS 4, SIF_TRACKPOS 0x10), nMin, nMax, nPage, nPos, nTrackPos.
+fn scroll_info(env: &mut Env, h: u32, bar: i32, si: u32, set: bool) -> u32 {
+    let Some(cur) = scroll(env, h, bar) else {
+        env.last_error = 1400;
+        return 0;
+    };
+    let r = |k: u32| env.mem.peek_u32(si + 4 * k).unwrap_or(0);
+    let (size, mask) = (r(0), r(1));
+    if size != 28 && size != 24 {
+        env.last_error = 87;
+        return 0;
+    }
+    if set {
+        let (mut min, mut max, mut page, mut pos) = cur;
+        if mask & 1 != 0 {
+            (min, max) = (r(2) as i32, r(3) as i32);
+        }
+        if mask & 2 != 0 {
+            page = r(4);
+        }
+        if mask & 4 != 0 {
+            pos = r(5) as i32;
+        }
+        set_scroll(env, h, bar, (min, max, page, pos));
+        return scroll(env, h, bar).map_or(0, |s| s.3 as u32);
+    }
+    if mask & 0x17 == 0 {
+        return 0;
+    }
+    let (min, max, page, pos) = cur;
+    if mask & 1 != 0 {
+        env.mem.poke_u32(si + 8, min as u32);
+        env.mem.poke_u32(si + 12, max as u32);
+    }
+    if mask & 2 != 0 {
+        env.mem.poke_u32(si + 16, page);
+    }
+    if mask & 4 != 0 {
+        env.mem.poke_u32(si + 20, pos as u32);
+    }
+    if mask & 0x10 != 0 && size >= 28 {
+        env.mem.poke_u32(si + 24, pos as u32);
+    }
+    1
+}
+
+/// GetTabbedTextExtent: the string's width with tabs expanded (no tab
+/// positions: every 8 average characters; one: every that many pixels;
+/// more: those positions, then the last spacing repeated) and the cell
+/// height, as MAKELONG(width, height).
+fn tabbed_extent(
+    env: &mut Env,
+    hdc: u32,
+    s: u32,
+    n: i32,
+    ntabs: i32,
+    tabs: u32,
+    wide: bool,
+) -> u32 {
+    let t = read_str(&env.mem, s, n.max(0), wide).unwrap_or_default();
+    let face = env.desktop.gdi.face(hdc);
+    let cw = face.char_width();
+    let stops: Vec<i32> = (0..ntabs.clamp(0, 256) as u32)
+        .filter_map(|i| gs::read_i32(&env.mem, tabs + 4 * i))
+        .collect();
+    let mut x = 0;
+    for &c in &t {
+        if c != 9 {
+            x += cw;
+            continue;
+        }
+        let every = match stops.as_slice() {
+            [] => 8 * cw,
+            [d] => *d,
+            _ => 0,
+        };
+        x = if every > 0 {
+            (x / every + 1) * every
+        } else {
+            match stops.iter().find(|&&p| p > x) {
+                Some(&p) => p,
+                None => x + cw,
+            }
+        };
+    }
+    (x as u32 & 0xFFFF) | (face.height() as u32) << 16
+}
+
+/// EnumDisplaySettings: one mode, the screen (32 bits per pixel, 60 Hz),
+/// for mode 0 and ENUM_CURRENT/REGISTRY_SETTINGS (-1, -2); DEVMODE's
+/// fields at their A or W offsets (the W name fields are twice as long).
+fn display_settings(env: &mut Env, mode: i32, dm: u32, wide: bool) -> bool {
+    if !(-2..=0).contains(&mode) {
+        return false;
+    }
+    let o = if wide { 64 } else { 0 };
+    let s = &env.desktop.gdi.screen;
+    let (w, h) = (s.width as u32, s.height as u32);
+    let m = &mut env.mem;
+    m.poke(
+        dm + 32 + if wide { 32 } else { 0 },
+        &0x0401u16.to_le_bytes(),
+    ); // dmSpecVersion
+    m.poke(
+        dm + 36 + if wide { 32 } else { 0 },
+        &(if wide { 220u16 } else { 156u16 }).to_le_bytes(),
+    ); // dmSize
+    m.poke_u32(dm + 40 + if wide { 32 } else { 0 }, 0x5C_0000); // bits, width, height, flags, frequency
+    for (off, v) in [(104, 32), (108, w), (112, h), (116, 0), (120, 60)] {
+        m.poke_u32(dm + off + o, v);
+    }
+    true
+}
+
+/// A property name: an atom (`#n`) or the upper-cased string.
+fn prop_key(env: &Env, name: u32, wide: bool) -> Vec<u16> {
+    if name < 0x1_0000 {
+        return units(&format!("#{name}"));
+    }
+    crate::desktop::upper(&read_str(&env.mem, name, -1, wide).unwrap_or_default())
+}
+
+/// SetProp (value Some: 1 when set) or GetProp (None: the value, 0 when absent).
+fn set_prop(env: &mut Env, h: u32, name: u32, value: Option<u32>, wide: bool) -> u32 {
+    let key = prop_key(env, name, wide);
+    let Some(w) = desk(env).win_mut(h) else {
+        return 0;
+    };
+    let at = w.props.iter().position(|p| p.0 == key);
+    match (value, at) {
+        (None, Some(i)) => w.props[i].1,
+        (None, None) => 0,
+        (Some(v), Some(i)) => {
+            w.props[i].1 = v;
+            1
+        }
+        (Some(v), None) => {
+            w.props.push((key, v));
+            1
+        }
+    }
+}
+
+fn remove_prop(env: &mut Env, h: u32, name: u32, wide: bool) -> u32 {
+    let key = prop_key(env, name, wide);
+    let Some(w) = desk(env).win_mut(h) else {
+        return 0;
+    };
+    match w.props.iter().position(|p| p.0 == key) {
+        Some(i) => w.props.remove(i).1,
+        None => 0,
+    }
+}
+
 /// One UTF-16 unit's simple case mapping (unchanged when it has none or it
 /// maps to more than one unit).
 fn map_w(u: u16, upper: bool) -> u16 {
@@ -1740,6 +1989,17 @@ crate::dll! { "user32.dll";
         let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, true).unwrap_or_default();
         draw_text(env, hdc, &t, r, fmt)
     }
+    // DrawTextEx: DrawText's formats; the DRAWTEXTPARAMS margins and tab length are not applied.
+    stdcall fn DrawTextExA(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32, params: u32) -> i32 {
+        let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, false).unwrap_or_default();
+        draw_text(env, hdc, &t, r, fmt)
+    }
+    stdcall fn DrawTextExW(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32, params: u32) -> i32 {
+        let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, true).unwrap_or_default();
+        draw_text(env, hdc, &t, r, fmt)
+    }
+    stdcall fn EnumDisplaySettingsA(env, dev: u32, mode: i32, dm: u32) -> bool { display_settings(env, mode, dm, false) }
+    stdcall fn EnumDisplaySettingsW(env, dev: u32, mode: i32, dm: u32) -> bool { display_settings(env, mode, dm, true) }
     stdcall fn DrawTextA(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32) -> i32 {
         let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, false).unwrap_or_default();
         draw_text(env, hdc, &t, r, fmt)
@@ -1779,6 +2039,50 @@ crate::dll! { "user32.dll";
     stdcall fn GetWindowLongA(env, h: u32, i: i32) -> u32 { window_long(env, h, i) }
     stdcall fn SetWindowLongW(env, h: u32, i: i32, v: u32) -> u32 { set_window_long(env, h, i, v) }
     stdcall fn SetWindowLongA(env, h: u32, i: i32, v: u32) -> u32 { set_window_long(env, h, i, v) }
+    stdcall fn UnregisterClassA(env, name: u32, inst: u32) -> bool { unregister_class(env, name, inst, false) }
+    stdcall fn GetScrollPos(env, h: u32, bar: i32) -> i32 { scroll(env, h, bar).map_or(0, |s| s.3) }
+    stdcall fn SetScrollPos(env, h: u32, bar: i32, pos: i32, redraw: bool) -> i32 {
+        let Some((min, max, page, old)) = scroll(env, h, bar) else { return 0 };
+        set_scroll(env, h, bar, (min, max, page, pos));
+        old
+    }
+    stdcall fn GetScrollRange(env, h: u32, bar: i32, min: u32, max: u32) -> bool {
+        let s = scroll(env, h, bar).unwrap_or_default();
+        env.mem.poke_u32(min, s.0 as u32);
+        env.mem.poke_u32(max, s.1 as u32);
+        true
+    }
+    stdcall fn SetScrollRange(env, h: u32, bar: i32, min: i32, max: i32, redraw: bool) -> bool {
+        let Some((_, _, page, pos)) = scroll(env, h, bar) else { return false };
+        set_scroll(env, h, bar, (min, max, page, pos));
+        true
+    }
+    stdcall fn GetScrollInfo(env, h: u32, bar: i32, si: u32) -> bool { scroll_info(env, h, bar, si, false) != 0 }
+    stdcall fn SetScrollInfo(env, h: u32, bar: i32, si: u32, redraw: bool) -> i32 { scroll_info(env, h, bar, si, true) as i32 }
+    // Scroll bars are not drawn: showing and enabling them changes nothing visible.
+    stdcall fn ShowScrollBar(env, h: u32, bar: i32, show: bool) -> bool { desk(env).win(h).is_some() }
+    stdcall fn EnableScrollBar(env, h: u32, bar: u32, arrows: u32) -> bool { desk(env).win(h).is_some() }
+    stdcall fn GetTabbedTextExtentA(env, hdc: u32, s: u32, n: i32, ntabs: i32, tabs: u32) -> u32 { tabbed_extent(env, hdc, s, n, ntabs, tabs, false) }
+    stdcall fn GetTabbedTextExtentW(env, hdc: u32, s: u32, n: i32, ntabs: i32, tabs: u32) -> u32 { tabbed_extent(env, hdc, s, n, ntabs, tabs, true) }
+    stdcall fn GetClassLongA(env, h: u32, i: i32) -> u32 { class_long(env, h, i, None) }
+    stdcall fn SetClassLongA(env, h: u32, i: i32, v: u32) -> u32 { class_long(env, h, i, Some(v)) }
+    stdcall fn SetClassLongW(env, h: u32, i: i32, v: u32) -> u32 { class_long(env, h, i, Some(v)) }
+    stdcall fn IsWindowUnicode(env, h: u32) -> bool { desk(env).win(h).is_some_and(|w| w.wide) }
+    stdcall fn GetTopWindow(env, h: u32) -> u32 {
+        let d = desk(env);
+        if h == 0 || h == DESKTOP_HWND { d.top.first().copied().unwrap_or(0) } else { d.win(h).and_then(|w| w.children.first().copied()).unwrap_or(0) }
+    }
+    stdcall fn SetPropA(env, h: u32, name: u32, v: u32) -> bool { set_prop(env, h, name, Some(v), false) != 0 }
+    stdcall fn SetPropW(env, h: u32, name: u32, v: u32) -> bool { set_prop(env, h, name, Some(v), true) != 0 }
+    stdcall fn GetPropA(env, h: u32, name: u32) -> u32 { set_prop(env, h, name, None, false) }
+    stdcall fn GetPropW(env, h: u32, name: u32) -> u32 { set_prop(env, h, name, None, true) }
+    stdcall fn RemovePropA(env, h: u32, name: u32) -> u32 { remove_prop(env, h, name, false) }
+    stdcall fn RemovePropW(env, h: u32, name: u32) -> u32 { remove_prop(env, h, name, true) }
+    // Hooks are kept (so Unhook succeeds) but never called: no hook chain is modelled.
+    stdcall fn SetWindowsHookExA(env, id: i32, proc_: u32, inst: u32, tid: u32) -> u32 { desk(env).add_object(UserObject::Hook { id, proc_ }) }
+    stdcall fn SetWindowsHookExW(env, id: i32, proc_: u32, inst: u32, tid: u32) -> u32 { desk(env).add_object(UserObject::Hook { id, proc_ }) }
+    stdcall fn UnhookWindowsHookEx(env, h: u32) -> bool { matches!(desk(env).objects.remove(&h), Some(UserObject::Hook { .. })) }
+    stdcall fn CallNextHookEx(env, h: u32, code: i32, wp: u32, lp: u32) -> u32 { 0 }
     stdcall fn GetClassLongW(env, h: u32, i: i32) -> u32 {
         let d = desk(env);
         let Some(c) = d.win(h).and_then(|w| d.classes.get(w.class)) else { return 0 };
