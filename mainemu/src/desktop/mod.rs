@@ -91,6 +91,8 @@ pub mod wm {
 pub struct Class {
     /// Upper-cased name (class names compare case-insensitively).
     pub name: Vec<u16>,
+    /// The name as registered (GetClassName answers it).
+    pub given: Vec<u16>,
     pub atom: u16,
     pub style: u32,
     pub wndproc: u32,

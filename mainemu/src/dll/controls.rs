@@ -101,6 +101,8 @@ mod internal {
 /// The window procedure of built-in class `name` (upper case) if it is one
 /// of this module's.
 pub fn wndproc(env: &mut Env, name: &str) -> Option<u32> {
+    // A combo box's drop-down list (ComboLBox) is a list box.
+    let name = if name == "COMBOLBOX" { "LISTBOX" } else { name };
     let i = ["BUTTON", "STATIC", "LISTBOX", "COMBOBOX"]
         .iter()
         .position(|&n| n == name)?;

@@ -82,6 +82,7 @@ pub mod shell32;
 pub mod shlwapi;
 pub mod ucrtbase;
 pub mod user32;
+pub mod uxtheme;
 pub mod vcruntime140;
 
 /// How arguments are cleaned up.
@@ -355,6 +356,7 @@ pub static DLLS: &[&DllDecl] = &[
     &comdlg32::DLL,
     &shell32::DLL,
     &shlwapi::DLL,
+    &uxtheme::DLL,
 ];
 
 /// What an import resolves to.

@@ -274,6 +274,10 @@ fn register_class(env: &mut Env, a: u32, ex: bool, wide: bool) -> u32 {
     let atom = 0xC000 + d.classes.len() as u16;
     d.classes.push(Class {
         name: crate::desktop::upper(&name_units),
+        given: match &name_id {
+            ResId::Id(a) => units(&format!("#{a}")),
+            ResId::Name(_) => name_units.clone(),
+        },
         atom,
         style,
         wndproc: proc_,
@@ -299,11 +303,7 @@ fn get_class_info(env: &mut Env, name: u32, out: u32, ex: bool, wide: bool) -> u
         ResId::Id(a) => (Vec::new(), a),
         ResId::Name(s) => (units(&s), 0),
     };
-    let found = match desk(env).class_index(&units_, atom) {
-        Some(i) => Some(i),
-        None if atom == 0 => ensure_builtin(env, &units_),
-        None => None,
-    };
+    let found = find_class(env, &units_, atom);
     let Some(i) = found else {
         env.last_error = 1411;
         return 0;
@@ -331,6 +331,19 @@ fn get_class_info(env: &mut Env, name: u32, out: u32, ex: bool, wide: bool) -> u
     c.atom as u32
 }
 
+/// A class by name or atom: registered, or a system class made on first
+/// use (the `#3276x` system classes are also their integer atoms).
+fn find_class(env: &mut Env, name: &[u16], atom: u16) -> Option<usize> {
+    if let Some(i) = desk(env).class_index(name, atom) {
+        return Some(i);
+    }
+    match atom {
+        0 => ensure_builtin(env, name),
+        32768..=32772 => ensure_builtin(env, &units(&format!("#{atom}"))),
+        _ => None,
+    }
+}
+
 /// The built-in classes (window procedure: DefWindowProcW for now).
 /// An existing class of that name is answered as it is.
 pub(crate) fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
@@ -348,6 +361,11 @@ pub(crate) fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
         "#32770",
         "#32768",
         "MSCTLS_STATUSBAR32",
+        "COMBOLBOX",
+        "MDICLIENT",
+        "#32769",
+        "#32771",
+        "#32772",
     ];
     let s = String::from_utf16_lossy(&up);
     if !known.contains(&s.as_str()) {
@@ -365,9 +383,28 @@ pub(crate) fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
     } else {
         export_addr(env, "DefWindowProcW")
     };
+    // The names Windows gives its system classes.
+    let given = [
+        ("BUTTON", "Button"),
+        ("STATIC", "Static"),
+        ("EDIT", "Edit"),
+        ("LISTBOX", "ListBox"),
+        ("COMBOBOX", "ComboBox"),
+        ("SCROLLBAR", "ScrollBar"),
+        ("MSCTLS_STATUSBAR32", "msctls_statusbar32"),
+        ("COMBOLBOX", "ComboLBox"),
+        ("MDICLIENT", "MDIClient"),
+    ]
+    .iter()
+    .find(|g| g.0 == s)
+    .map_or(s.clone(), |g| g.1.to_string());
     let d = desk(env);
-    let atom = 0xC000 + d.classes.len() as u16;
+    let atom = match s.strip_prefix('#').and_then(|n| n.parse::<u16>().ok()) {
+        Some(n) => n,
+        None => 0xC000 + d.classes.len() as u16,
+    };
     d.classes.push(Class {
+        given: units(&given),
         name: up,
         atom,
         style: 0,
@@ -556,15 +593,9 @@ pub(crate) fn create_window_then(
         ResId::Id(a) => (Vec::new(), *a),
         ResId::Name(s) => (units(s), 0),
     };
-    let ci = match desk(env).class_index(&cunits, catom) {
-        Some(i) => i,
-        None => match ensure_builtin(env, &cunits) {
-            Some(i) => i,
-            None => {
-                env.last_error = 1407; // ERROR_CANNOT_FIND_WND_CLASS
-                return then(env, 0);
-            }
-        },
+    let Some(ci) = find_class(env, &cunits, catom) else {
+        env.last_error = 1407; // ERROR_CANNOT_FIND_WND_CLASS
+        return then(env, 0);
     };
     let cls = desk(env).classes[ci].clone();
     let child = style & ws::CHILD != 0;
@@ -1666,6 +1697,322 @@ fn display_settings(env: &mut Env, mode: i32, dm: u32, wide: bool) -> bool {
     true
 }
 
+/// GetClassName: the class's name as registered, truncated to `n - 1`.
+fn class_name(env: &mut Env, h: u32, buf: u32, n: i32, wide: bool) -> u32 {
+    let d = desk(env);
+    let Some(c) = d.win(h).and_then(|w| d.classes.get(w.class)) else {
+        env.last_error = 1400;
+        return 0;
+    };
+    let name = c.given.clone();
+    if n <= 0 {
+        return 0;
+    }
+    gs::write_str(&mut env.mem, buf, n as u32, &name, wide)
+}
+
+/// A window's siblings, topmost first (top-level windows: the Z order).
+fn siblings(d: &Desktop, h: u32) -> Vec<u32> {
+    match d.win(h) {
+        Some(w) if w.is_child() => d
+            .win(w.parent)
+            .map(|p| p.children.clone())
+            .unwrap_or_default(),
+        _ => d.top.clone(),
+    }
+}
+
+/// GetWindow: GW_HWNDFIRST 0, GW_HWNDLAST 1, GW_HWNDNEXT 2, GW_HWNDPREV 3,
+/// GW_OWNER 4, GW_CHILD 5, GW_ENABLEDPOPUP 6 (none here).
+fn get_window(env: &mut Env, h: u32, cmd: u32) -> u32 {
+    let d = desk(env);
+    if h == DESKTOP_HWND && cmd == 5 {
+        return d.top.first().copied().unwrap_or(0);
+    }
+    let Some(w) = d.win(h) else {
+        env.last_error = 1400;
+        return 0;
+    };
+    let sib = siblings(d, h);
+    let at = sib.iter().position(|&x| x == h);
+    match cmd {
+        0 => sib.first().copied().unwrap_or(0),
+        1 => sib.last().copied().unwrap_or(0),
+        2 => at.and_then(|i| sib.get(i + 1)).copied().unwrap_or(0),
+        3 => at.filter(|&i| i > 0).map_or(0, |i| sib[i - 1]),
+        4 => {
+            if w.is_child() {
+                0
+            } else {
+                w.owner
+            }
+        }
+        5 => w.children.first().copied().unwrap_or(0),
+        6 => 0,
+        _ => {
+            env.last_error = 87;
+            0
+        }
+    }
+}
+
+/// GetAncestor: GA_PARENT 1 (the desktop window for a top-level one),
+/// GA_ROOT 2 (the top-level window), GA_ROOTOWNER 3 (then its owners).
+fn ancestor(env: &mut Env, h: u32, flags: u32) -> u32 {
+    let d = desk(env);
+    let Some(w) = d.win(h) else { return 0 };
+    match flags {
+        1 => {
+            if w.is_child() {
+                w.parent
+            } else {
+                DESKTOP_HWND
+            }
+        }
+        2 | 3 => {
+            let mut r = d.top_level(h);
+            if flags == 3 {
+                for _ in 0..64 {
+                    match d
+                        .win(r)
+                        .map(|w| w.owner)
+                        .filter(|&o| o != 0 && d.win(o).is_some())
+                    {
+                        Some(o) => r = o,
+                        None => break,
+                    }
+                }
+            }
+            r
+        }
+        _ => 0,
+    }
+}
+
+/// FindWindow(Ex): the first window after `after` among `parent`'s
+/// children (0 or the desktop: the top-level windows) whose class (name or
+/// atom) and title match the ones given.
+fn find_window(env: &mut Env, parent: u32, after: u32, class: u32, title: u32, wide: bool) -> u32 {
+    let cls = (class != 0).then(|| res_name(env, class, wide));
+    let ttl = (title != 0).then(|| read_str(&env.mem, title, -1, wide).unwrap_or_default());
+    let d = desk(env);
+    let list = if parent == 0 || parent == DESKTOP_HWND {
+        d.top.clone()
+    } else {
+        d.win(parent)
+            .map(|w| w.children.clone())
+            .unwrap_or_default()
+    };
+    let start = if after == 0 {
+        0
+    } else {
+        match list.iter().position(|&x| x == after) {
+            Some(i) => i + 1,
+            None => return 0,
+        }
+    };
+    let found = list[start..].iter().copied().find(|&h| {
+        let Some(w) = d.win(h) else { return false };
+        let Some(c) = d.classes.get(w.class) else {
+            return false;
+        };
+        let class_ok = match &cls {
+            None => true,
+            Some(ResId::Id(a)) => c.atom == *a,
+            Some(ResId::Name(n)) => c.name == crate::desktop::upper(&units(n)),
+        };
+        class_ok && ttl.as_ref().is_none_or(|t| *t == w.title)
+    });
+    if found.is_none() {
+        env.last_error = 1400; // ERROR_INVALID_WINDOW_HANDLE, as Windows reports a miss
+    }
+    found.unwrap_or(0)
+}
+
+/// EnumDisplayDevices: adapter 0 is the screen (DISPLAY_DEVICE: cb,
+/// DeviceName[32], DeviceString[128], StateFlags, DeviceID[128],
+/// DeviceKey[128], in A or W characters); a monitor under it likewise.
+fn display_device(env: &mut Env, dev: u32, i: u32, dd: u32, wide: bool) -> bool {
+    if i != 0 {
+        return false;
+    }
+    let c = if wide { 2 } else { 1 };
+    let (name, string) = if dev == 0 {
+        ("\\\\.\\DISPLAY1", "mainemu display")
+    } else {
+        ("\\\\.\\DISPLAY1\\Monitor0", "mainemu monitor")
+    };
+    let m = &mut env.mem;
+    gs::write_str(m, dd + 4, 32, &units(name), wide);
+    gs::write_str(m, dd + 4 + 32 * c, 128, &units(string), wide);
+    // DISPLAY_DEVICE_ATTACHED_TO_DESKTOP | DISPLAY_DEVICE_PRIMARY_DEVICE (adapters).
+    let flags = if dev == 0 { 5 } else { 3 };
+    m.poke_u32(dd + 4 + 160 * c, flags);
+    gs::write_str(m, dd + 8 + 160 * c, 128, &[], wide);
+    gs::write_str(m, dd + 8 + 288 * c, 128, &[], wide);
+    true
+}
+
+/// CharToOem / OemToChar (and the Buff forms over `n` characters): the
+/// ANSI code page is 1252 and the OEM one is modelled as Latin-1 (as
+/// kernel32's code pages are); a character the target lacks becomes `?`.
+/// The W forms take (CharToOem) or give (OemToChar) UTF-16.
+fn oem_convert(env: &mut Env, s: u32, d: u32, n: Option<u32>, to_oem: bool, wide: bool) -> bool {
+    if s == 0 || d == 0 {
+        return false;
+    }
+    let src_wide = wide && to_oem;
+    let len = n.map_or(-1, |n| n.min(1 << 20) as i32);
+    let Some(u) = read_str(&env.mem, s, len, src_wide) else {
+        return false;
+    };
+    let ansi_to_wide = super::kernel32::codepage::ansi_to_wide;
+    let out: Vec<u16> = u
+        .iter()
+        .map(|&c| {
+            if to_oem {
+                let w = if src_wide { c } else { ansi_to_wide(c as u8) };
+                if w < 256 {
+                    w
+                } else {
+                    b'?' as u16
+                }
+            } else if wide {
+                c
+            } else {
+                (0..=255u16)
+                    .find(|&b| ansi_to_wide(b as u8) == c)
+                    .unwrap_or(b'?' as u16)
+            }
+        })
+        .collect();
+    let dst_wide = wide && !to_oem;
+    let size = if dst_wide { 2 } else { 1 };
+    let mut b = Vec::with_capacity(out.len() * size + size);
+    for &c in &out {
+        if dst_wide {
+            b.extend(c.to_le_bytes());
+        } else {
+            b.push(c as u8);
+        }
+    }
+    if n.is_none() {
+        b.extend(std::iter::repeat_n(0, size));
+    }
+    env.mem.poke(d, &b).is_some()
+}
+
+/// DrawState: DST_TEXT and DST_PREFIXTEXT draw the string (length 0: up to
+/// its NUL) in the rectangle, DSS_DISABLED embossed (highlight then shadow
+/// one pixel up-left); DST_COMPLEX calls the program's function with
+/// (hdc, lData, wData, cx, cy); icons and bitmaps are not drawn (they are
+/// not modelled), which still succeeds.
+#[allow(clippy::too_many_arguments)]
+fn draw_state(
+    env: &mut Env,
+    hdc: u32,
+    func: u32,
+    l: u32,
+    w: u32,
+    (x, y, cx, cy): (i32, i32, i32, i32),
+    flags: u32,
+    wide: bool,
+) -> Ret {
+    match flags & 0xF {
+        0 => {
+            if func == 0 {
+                return Ret::Value(0);
+            }
+            Ret::call(func, vec![hdc, l, w, cx as u32, cy as u32], |_, r| {
+                Ret::Value(r)
+            })
+        }
+        1 | 2 => {
+            if l == 0 {
+                return Ret::Value(0);
+            }
+            let n = if w == 0 { -1 } else { w as i32 };
+            let t = read_str(&env.mem, l, n, wide).unwrap_or_default();
+            let fmt = if flags & 0xF == 1 {
+                0x800 | 0x100
+            } else {
+                0x100
+            };
+            let at = scratch(env, 16);
+            let draw = |env: &mut Env, dx: i32, color: Option<u32>| {
+                let old = color.and_then(|c| {
+                    let dc = env.desktop.gdi.dc_mut(hdc)?;
+                    Some(std::mem::replace(&mut dc.s.text_color, c))
+                });
+                write_rect(
+                    &mut env.mem,
+                    at,
+                    Rect::new(x + dx, y + dx, x + dx + cx.max(0), y + dx + cy.max(0)),
+                );
+                draw_text(env, hdc, &t, at, fmt);
+                if let (Some(o), Some(dc)) = (old, env.desktop.gdi.dc_mut(hdc)) {
+                    dc.s.text_color = o;
+                }
+            };
+            if flags & 0x20 != 0 {
+                // DSS_DISABLED
+                draw(
+                    env,
+                    1,
+                    Some(metrics::sys_color(metrics::color::BTNHIGHLIGHT)),
+                );
+                draw(env, 0, Some(metrics::sys_color(metrics::color::BTNSHADOW)));
+            } else {
+                draw(env, 0, None);
+            }
+            scratch_release(env, 16);
+            Ret::Value(1)
+        }
+        _ => Ret::Value(1),
+    }
+}
+
+/// GetClipboardFormatName: the name behind a string atom of the session
+/// table (0xC000 and up), which class names and registered window messages
+/// share with clipboard formats; 0 for anything else (predefined formats
+/// have no name).
+fn atom_name(env: &mut Env, id: u32, buf: u32, n: i32, wide: bool) -> u32 {
+    let d = desk(env);
+    let name = d
+        .classes
+        .iter()
+        .find(|c| c.atom as u32 == id && id >= 0xC000 && c.name != [0])
+        .map(|c| c.given.clone())
+        .or_else(|| {
+            id.checked_sub(0xC100)
+                .and_then(|i| d.registered.get(i as usize).cloned())
+        });
+    match name {
+        Some(t) if n > 0 => gs::write_str(&mut env.mem, buf, n as u32, &t, wide),
+        _ => {
+            env.last_error = 87;
+            0
+        }
+    }
+}
+
+/// LoadImage: bitmaps from the module's resources; icons and cursors as
+/// handles of the requested size (their pixels are not modelled).
+fn load_image(env: &mut Env, inst: u32, name: u32, kind: u32, cx: i32, cy: i32, wide: bool) -> u32 {
+    match kind {
+        0 => {
+            let n = res_name(env, name, wide);
+            load_bitmap(env, inst, &n)
+        }
+        1 => desk(env).add_object(UserObject::Icon {
+            width: if cx == 0 { 32 } else { cx },
+            height: if cy == 0 { 32 } else { cy },
+        }),
+        2 => desk(env).add_object(UserObject::Cursor),
+        _ => 0,
+    }
+}
+
 /// A property name: an atom (`#n`) or the upper-cased string.
 fn prop_key(env: &Env, name: u32, wide: bool) -> Vec<u16> {
     if name < 0x1_0000 {
@@ -1789,7 +2136,7 @@ crate::dll! { "user32.dll";
     stdcall fn RegisterClassA(env, wc: u32) -> u32 { register_class(env, wc, false, false) }
     stdcall fn RegisterClassExW(env, wc: u32) -> u32 { register_class(env, wc, true, true) }
     stdcall fn RegisterClassExA(env, wc: u32) -> u32 { register_class(env, wc, true, false) }
-    stdcall fn UnregisterClassW(env, name: u32, inst: u32) -> bool { true }
+    stdcall fn UnregisterClassW(env, name: u32, inst: u32) -> bool { unregister_class(env, name, inst, true) }
     stdcall fn CreateWindowExW(env, ex: u32, class: u32, title: u32, style: u32, x: i32, y: i32, w: i32, h: i32, parent: u32, menu: u32, inst: u32, param: u32) -> Ret {
         create_window(env, ex, class, title, style, x, y, w, h, parent, menu, inst, param, true)
     }
@@ -2064,6 +2411,66 @@ crate::dll! { "user32.dll";
     stdcall fn EnableScrollBar(env, h: u32, bar: u32, arrows: u32) -> bool { desk(env).win(h).is_some() }
     stdcall fn GetTabbedTextExtentA(env, hdc: u32, s: u32, n: i32, ntabs: i32, tabs: u32) -> u32 { tabbed_extent(env, hdc, s, n, ntabs, tabs, false) }
     stdcall fn GetTabbedTextExtentW(env, hdc: u32, s: u32, n: i32, ntabs: i32, tabs: u32) -> u32 { tabbed_extent(env, hdc, s, n, ntabs, tabs, true) }
+    stdcall fn GetClassNameA(env, h: u32, buf: u32, n: i32) -> u32 { class_name(env, h, buf, n, false) }
+    stdcall fn GetClassNameW(env, h: u32, buf: u32, n: i32) -> u32 { class_name(env, h, buf, n, true) }
+    stdcall fn GetWindow(env, h: u32, cmd: u32) -> u32 { get_window(env, h, cmd) }
+    stdcall fn GetAncestor(env, h: u32, flags: u32) -> u32 { ancestor(env, h, flags) }
+    stdcall fn FindWindowA(env, class: u32, title: u32) -> u32 { find_window(env, 0, 0, class, title, false) }
+    stdcall fn FindWindowW(env, class: u32, title: u32) -> u32 { find_window(env, 0, 0, class, title, true) }
+    stdcall fn FindWindowExA(env, parent: u32, after: u32, class: u32, title: u32) -> u32 { find_window(env, parent, after, class, title, false) }
+    stdcall fn FindWindowExW(env, parent: u32, after: u32, class: u32, title: u32) -> u32 { find_window(env, parent, after, class, title, true) }
+    stdcall fn GetWindowPlacement(env, h: u32, wp: u32) -> bool {
+        let Some(w) = desk(env).win(h).cloned() else { env.last_error = 1400; return false };
+        let (ox, oy) = parent_origin(env, h);
+        let r = w.rect.offset(-ox, -oy);
+        let vals = [44u32, 0, if w.visible() { 1 } else { 0 }, u32::MAX, u32::MAX, u32::MAX, u32::MAX];
+        for (k, v) in vals.into_iter().enumerate() { env.mem.poke_u32(wp + 4 * k as u32, v); }
+        write_rect(&mut env.mem, wp + 28, r)
+    }
+    stdcall fn GetUpdateRgn(env, h: u32, rgn: u32, erase: bool) -> i32 {
+        let Some(u) = desk(env).win(h).map(|w| w.update.clone()) else { return 0 };
+        let kind = match u.rects.len() { 0 => 1, 1 => 2, _ => 3 }; // NULLREGION, SIMPLEREGION, COMPLEXREGION
+        match env.desktop.gdi.get_mut(rgn) { Some(crate::gdi::Object::Region(r)) => { *r = u; kind } _ => 0 }
+    }
+    stdcall fn EnumDisplaySettingsExA(env, dev: u32, mode: i32, dm: u32, flags: u32) -> bool { display_settings(env, mode, dm, false) }
+    stdcall fn EnumDisplaySettingsExW(env, dev: u32, mode: i32, dm: u32, flags: u32) -> bool { display_settings(env, mode, dm, true) }
+    stdcall fn EnumDisplayDevicesA(env, dev: u32, i: u32, dd: u32, flags: u32) -> bool { display_device(env, dev, i, dd, false) }
+    stdcall fn EnumDisplayDevicesW(env, dev: u32, i: u32, dd: u32, flags: u32) -> bool { display_device(env, dev, i, dd, true) }
+    // One monitor, the screen: the callback once with its rectangle.
+    stdcall fn EnumDisplayMonitors(env, hdc: u32, clip: u32, proc_: u32, lp: u32) -> Ret {
+        let r = desk(env).screen_rect();
+        let at = scratch(env, 16);
+        write_rect(&mut env.mem, at, r);
+        Ret::call(proc_, vec![0x0001_0001, hdc, at, lp], |env, _| { scratch_release(env, 16); Ret::Value(1) })
+    }
+    stdcall fn CharToOemA(env, s: u32, d: u32) -> bool { oem_convert(env, s, d, None, true, false) }
+    stdcall fn CharToOemW(env, s: u32, d: u32) -> bool { oem_convert(env, s, d, None, true, true) }
+    stdcall fn CharToOemBuffA(env, s: u32, d: u32, n: u32) -> bool { oem_convert(env, s, d, Some(n), true, false) }
+    stdcall fn CharToOemBuffW(env, s: u32, d: u32, n: u32) -> bool { oem_convert(env, s, d, Some(n), true, true) }
+    stdcall fn OemToCharA(env, s: u32, d: u32) -> bool { oem_convert(env, s, d, None, false, false) }
+    stdcall fn OemToCharW(env, s: u32, d: u32) -> bool { oem_convert(env, s, d, None, false, true) }
+    stdcall fn OemToCharBuffA(env, s: u32, d: u32, n: u32) -> bool { oem_convert(env, s, d, Some(n), false, false) }
+    stdcall fn OemToCharBuffW(env, s: u32, d: u32, n: u32) -> bool { oem_convert(env, s, d, Some(n), false, true) }
+    stdcall fn DrawStateA(env, hdc: u32, br: u32, f: u32, l: u32, w: u32, x: i32, y: i32, cx: i32, cy: i32, flags: u32) -> Ret { draw_state(env, hdc, f, l, w, (x, y, cx, cy), flags, false) }
+    stdcall fn DrawStateW(env, hdc: u32, br: u32, f: u32, l: u32, w: u32, x: i32, y: i32, cx: i32, cy: i32, flags: u32) -> Ret { draw_state(env, hdc, f, l, w, (x, y, cx, cy), flags, true) }
+    stdcall fn GetClipboardFormatNameA(env, id: u32, buf: u32, n: i32) -> u32 { atom_name(env, id, buf, n, false) }
+    stdcall fn GetClipboardFormatNameW(env, id: u32, buf: u32, n: i32) -> u32 { atom_name(env, id, buf, n, true) }
+    // GetIconInfo: icons keep only their size, so the masks and colours are blank bitmaps of it.
+    stdcall fn GetIconInfo(env, h: u32, out: u32) -> bool {
+        let (icon, w, hh) = match desk(env).objects.get(&h) {
+            Some(UserObject::Icon { width, height }) => (true, *width, *height),
+            Some(UserObject::Cursor) => (false, 32, 32),
+            _ => { env.last_error = 1402; return false; } // ERROR_INVALID_CURSOR_HANDLE
+        };
+        let bits = |bpp| crate::gdi::Object::Bitmap(crate::gdi::BitmapObj::ddb(crate::gdi::bits::Bits::new(w, hh, bpp)));
+        let mask = env.desktop.gdi.add(bits(1));
+        let color = env.desktop.gdi.add(bits(32));
+        let hot = if icon { (w / 2, hh / 2) } else { (0, 0) };
+        for (k, v) in [icon as u32, hot.0 as u32, hot.1 as u32, mask, color].into_iter().enumerate() {
+            env.mem.poke_u32(out + 4 * k as u32, v);
+        }
+        true
+    }
     stdcall fn GetClassLongA(env, h: u32, i: i32) -> u32 { class_long(env, h, i, None) }
     stdcall fn SetClassLongA(env, h: u32, i: i32, v: u32) -> u32 { class_long(env, h, i, Some(v)) }
     stdcall fn SetClassLongW(env, h: u32, i: i32, v: u32) -> u32 { class_long(env, h, i, Some(v)) }
@@ -2117,11 +2524,17 @@ crate::dll! { "user32.dll";
     stdcall fn LoadCursorA(env, inst: u32, name: u32) -> u32 { desk(env).add_object(UserObject::Cursor) }
     stdcall fn LoadIconW(env, inst: u32, name: u32) -> u32 { desk(env).add_object(UserObject::Icon { width: 32, height: 32 }) }
     stdcall fn LoadIconA(env, inst: u32, name: u32) -> u32 { desk(env).add_object(UserObject::Icon { width: 32, height: 32 }) }
-    stdcall fn LoadImageW(env, inst: u32, name: u32, kind: u32, cx: i32, cy: i32, flags: u32) -> u32 {
+    stdcall fn LoadImageW(env, inst: u32, name: u32, kind: u32, cx: i32, cy: i32, flags: u32) -> u32 { load_image(env, inst, name, kind, cx, cy, true) }
+    stdcall fn LoadImageA(env, inst: u32, name: u32, kind: u32, cx: i32, cy: i32, flags: u32) -> u32 { load_image(env, inst, name, kind, cx, cy, false) }
+    // CopyImage: a bitmap's pixels copied into a new bitmap; icons and cursors (sizes only here) as new handles.
+    stdcall fn CopyImage(env, h: u32, kind: u32, cx: i32, cy: i32, flags: u32) -> u32 {
         match kind {
-            0 => { let n = res_name(env, name, true); load_bitmap(env, inst, &n) }
-            1 => desk(env).add_object(UserObject::Icon { width: if cx == 0 { 32 } else { cx }, height: if cy == 0 { 32 } else { cy } }),
-            2 => desk(env).add_object(UserObject::Cursor),
+            0 => match env.desktop.gdi.get(h).cloned() { Some(o @ crate::gdi::Object::Bitmap(_)) => env.desktop.gdi.add(o), _ => 0 },
+            1 | 2 => match desk(env).objects.get(&h).cloned() {
+                Some(UserObject::Icon { width, height }) => desk(env).add_object(UserObject::Icon { width: if cx == 0 { width } else { cx }, height: if cy == 0 { height } else { cy } }),
+                Some(UserObject::Cursor) => desk(env).add_object(UserObject::Cursor),
+                _ => 0,
+            },
             _ => 0,
         }
     }
