@@ -338,6 +338,11 @@ pub struct Desktop {
     pub modal: Vec<u32>,
     /// Why dialog calls failed (malformed templates, controls not made), in order.
     pub dialog_errors: Vec<String>,
+    /// The clipboard: the window that has it open (None: closed), its
+    /// owner (the last to empty it) and the data, by format, in the order set.
+    pub clipboard_open: Option<u32>,
+    pub clipboard_owner: u32,
+    pub clipboard: Vec<(u32, u32)>,
 }
 
 impl Desktop {
@@ -378,6 +383,9 @@ impl Desktop {
             dialogs: BTreeMap::new(),
             modal: Vec::new(),
             dialog_errors: Vec::new(),
+            clipboard_open: None,
+            clipboard_owner: 0,
+            clipboard: Vec::new(),
         }
     }
 

@@ -462,6 +462,9 @@ fn create(
                 DlgInfo {
                     font,
                     base,
+                    // The default id starts as IDOK (DM_GETDEFID answers it
+                    // until DM_SETDEFID changes it).
+                    def_id: IDOK,
                     modal_owner: if modal { owner } else { 0 },
                     ..Default::default()
                 },
@@ -1024,7 +1027,7 @@ pub fn is_dialog_message(
     user32::write_msg(env, at, &m);
     user32::send(env, m.hwnd, wm::GETDLGCODE, vk, at, move |env, code| {
         user32::scratch_release(env, 28);
-        if code & dlgc::WANTMESSAGE != 0 && vk != 0x1B {
+        if code & dlgc::WANTMESSAGE != 0 {
             return dispatch(env, then);
         }
         let done =

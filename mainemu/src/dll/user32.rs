@@ -2013,6 +2013,33 @@ fn load_image(env: &mut Env, inst: u32, name: u32, kind: u32, cx: i32, cy: i32, 
     }
 }
 
+/// ChangeDisplaySettings: DISP_CHANGE_SUCCESSFUL (0) for NULL or the
+/// current mode (the fields dmFields names among bits, width, height,
+/// frequency), DISP_CHANGE_BADMODE (-2) for any other.
+fn change_display(env: &mut Env, dm: u32, wide: bool) -> i32 {
+    if dm == 0 {
+        return 0;
+    }
+    let o = if wide { 64 } else { 0 };
+    let r = |k: u32| env.mem.peek_u32(dm + k).unwrap_or(0);
+    let fields = r(40 + if wide { 32 } else { 0 });
+    let s = &env.desktop.gdi.screen;
+    let want = [
+        (0x4_0000, r(104 + o), 32),
+        (0x8_0000, r(108 + o), s.width as u32),
+        (0x10_0000, r(112 + o), s.height as u32),
+        (0x40_0000, r(120 + o), 60),
+    ];
+    if want
+        .iter()
+        .all(|&(bit, v, cur)| fields & bit == 0 || v == cur || bit == 0x40_0000 && v <= 1)
+    {
+        0
+    } else {
+        -2
+    }
+}
+
 /// A property name: an atom (`#n`) or the upper-cased string.
 fn prop_key(env: &Env, name: u32, wide: bool) -> Vec<u16> {
     if name < 0x1_0000 {
@@ -2471,6 +2498,11 @@ crate::dll! { "user32.dll";
         }
         true
     }
+    // The screen's mode cannot change: NULL (back to the registry mode) or the current mode succeed, others are DISP_CHANGE_BADMODE.
+    stdcall fn ChangeDisplaySettingsA(env, dm: u32, flags: u32) -> i32 { change_display(env, dm, false) }
+    stdcall fn ChangeDisplaySettingsW(env, dm: u32, flags: u32) -> i32 { change_display(env, dm, true) }
+    stdcall fn ChangeDisplaySettingsExA(env, dev: u32, dm: u32, h: u32, flags: u32, lp: u32) -> i32 { change_display(env, dm, false) }
+    stdcall fn ChangeDisplaySettingsExW(env, dev: u32, dm: u32, h: u32, flags: u32, lp: u32) -> i32 { change_display(env, dm, true) }
     stdcall fn GetClassLongA(env, h: u32, i: i32) -> u32 { class_long(env, h, i, None) }
     stdcall fn SetClassLongA(env, h: u32, i: i32, v: u32) -> u32 { class_long(env, h, i, Some(v)) }
     stdcall fn SetClassLongW(env, h: u32, i: i32, v: u32) -> u32 { class_long(env, h, i, Some(v)) }
@@ -2559,8 +2591,48 @@ crate::dll! { "user32.dll";
     stdcall fn TranslateAcceleratorA(env, h: u32, acc: u32, msg: u32) -> Ret { translate_accel(env, h, acc, msg) }
     stdcall fn LoadMenuW(env, inst: u32, name: u32) -> u32 { let n = res_name(env, name, true); load_menu(env, inst, &n) }
     stdcall fn LoadMenuA(env, inst: u32, name: u32) -> u32 { let n = res_name(env, name, false); load_menu(env, inst, &n) }
-    // The clipboard is not modelled: it is always empty.
-    stdcall fn IsClipboardFormatAvailable(env, _format: u32) -> bool { false }
+    // The clipboard is this process's (no other program shares it): data
+    // handles are kept by format as given; CF_TEXT and CF_UNICODETEXT are
+    // not converted into each other.
+    stdcall fn IsClipboardFormatAvailable(env, format: u32) -> bool { desk(env).clipboard.iter().any(|c| c.0 == format) }
+    stdcall fn OpenClipboard(env, h: u32) -> bool {
+        let d = desk(env);
+        if d.clipboard_open.is_some_and(|o| o != h) { env.last_error = 5; return false; } // ERROR_ACCESS_DENIED
+        d.clipboard_open = Some(h);
+        true
+    }
+    stdcall fn CloseClipboard(env) -> bool {
+        let d = desk(env);
+        if d.clipboard_open.take().is_none() { env.last_error = 1418; return false; } // ERROR_CLIPBOARD_NOT_OPEN
+        true
+    }
+    stdcall fn EmptyClipboard(env) -> bool {
+        let d = desk(env);
+        let Some(h) = d.clipboard_open else { env.last_error = 1418; return false };
+        d.clipboard.clear();
+        d.clipboard_owner = h;
+        true
+    }
+    stdcall fn SetClipboardData(env, format: u32, data: u32) -> u32 {
+        let d = desk(env);
+        if d.clipboard_open.is_none() { env.last_error = 1418; return 0; }
+        d.clipboard.retain(|c| c.0 != format);
+        d.clipboard.push((format, data));
+        data
+    }
+    stdcall fn GetClipboardData(env, format: u32) -> u32 {
+        let d = desk(env);
+        if d.clipboard_open.is_none() { env.last_error = 1418; return 0; }
+        d.clipboard.iter().find(|c| c.0 == format).map_or(0, |c| c.1)
+    }
+    stdcall fn CountClipboardFormats(env) -> i32 { desk(env).clipboard.len() as i32 }
+    stdcall fn EnumClipboardFormats(env, format: u32) -> u32 {
+        let d = desk(env);
+        let i = if format == 0 { 0 } else { d.clipboard.iter().position(|c| c.0 == format).map_or(usize::MAX, |i| i + 1) };
+        d.clipboard.get(i).map_or(0, |c| c.0)
+    }
+    stdcall fn GetOpenClipboardWindow(env) -> u32 { desk(env).clipboard_open.unwrap_or(0) }
+    stdcall fn GetClipboardOwner(env) -> u32 { desk(env).clipboard_owner }
     stdcall fn GetMenu(env, h: u32) -> u32 { desk(env).win(h).map_or(0, |w| w.menu()) }
     stdcall fn SetMenu(env, h: u32, m: u32) -> bool {
         let Some(w) = desk(env).win_mut(h) else { return false };
