@@ -225,6 +225,23 @@ fn set_check(env: &mut Env, h: u32, v: u32) {
     state(env, h).check = v;
 }
 
+/// WM_PAINT, WM_ERASEBKGND (the paint covers the background), and
+/// WM_SETTEXT / WM_ENABLE (the default handling, then a repaint).
+fn repaints(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, paint: fn(&mut Env, u32)) -> Ret {
+    match msg {
+        wm::PAINT => {
+            paint(env, h);
+            Ret::Value(0)
+        }
+        wm::ERASEBKGND => Ret::Value(1),
+        _ => {
+            let r = user32::def_window_proc(env, h, msg, wp, lp, true);
+            paint(env, h);
+            r
+        }
+    }
+}
+
 fn button_kind(env: &Env, h: u32) -> u32 {
     style(env, h) & bs::TYPEMASK
 }
@@ -292,15 +309,8 @@ fn button_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
             env.desktop.controls.remove(&h);
             Ret::Value(0)
         }
-        wm::PAINT => {
-            paint_button(env, h);
-            Ret::Value(0)
-        }
-        wm::ERASEBKGND => Ret::Value(1),
-        wm::SETTEXT | wm::ENABLE => {
-            let r = user32::def_window_proc(env, h, msg, wp, lp, true);
-            paint_button(env, h);
-            r
+        wm::PAINT | wm::ERASEBKGND | wm::SETTEXT | wm::ENABLE => {
+            repaints(env, h, msg, wp, lp, paint_button)
         }
         wm::SETFOCUS | wm::KILLFOCUS => {
             paint_button(env, h);
@@ -526,15 +536,8 @@ const SS_NOPREFIX: u32 = 0x80;
 
 fn static_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
     match msg {
-        wm::PAINT => {
-            paint_static(env, h);
-            Ret::Value(0)
-        }
-        wm::ERASEBKGND => Ret::Value(1),
-        wm::SETTEXT | wm::ENABLE => {
-            let r = user32::def_window_proc(env, h, msg, wp, lp, true);
-            paint_static(env, h);
-            r
+        wm::PAINT | wm::ERASEBKGND | wm::SETTEXT | wm::ENABLE => {
+            repaints(env, h, msg, wp, lp, paint_static)
         }
         wm::GETDLGCODE => Ret::Value(dlgc::STATIC),
         _ => user32::def_window_proc(env, h, msg, wp, lp, true),

@@ -649,6 +649,14 @@ fn control_of(env: &Env, dlg: u32, c: u32) -> u32 {
     0
 }
 
+/// The dialog's controls (its children) in template order.
+fn controls(env: &Env, dlg: u32) -> Vec<u32> {
+    env.desktop
+        .win(dlg)
+        .map(|w| w.children.clone())
+        .unwrap_or_default()
+}
+
 fn usable(env: &Env, c: u32) -> bool {
     env.desktop
         .win(c)
@@ -663,11 +671,7 @@ pub fn next_tab_item(env: &Env, dlg: u32, ctl: u32, prev: bool) -> u32 {
     if prev && (ctl == 0 || ctl == dlg) {
         return 0;
     }
-    let kids = env
-        .desktop
-        .win(dlg)
-        .map(|w| w.children.clone())
-        .unwrap_or_default();
+    let kids = controls(env, dlg);
     let stops: Vec<u32> = kids
         .iter()
         .copied()
@@ -713,11 +717,7 @@ pub fn next_group_item(env: &Env, dlg: u32, ctl: u32, prev: bool) -> u32 {
     if prev && (ctl == 0 || ctl == dlg) {
         return 0;
     }
-    let kids = env
-        .desktop
-        .win(dlg)
-        .map(|w| w.children.clone())
-        .unwrap_or_default();
+    let kids = controls(env, dlg);
     let c = control_of(env, dlg, ctl);
     let c = if c == 0 {
         match kids.iter().copied().find(|&k| usable(env, k)) {
@@ -736,11 +736,7 @@ pub fn next_group_item(env: &Env, dlg: u32, ctl: u32, prev: bool) -> u32 {
 
 /// GetDlgItem: the direct child with control id `id`.
 pub fn dlg_item(env: &Env, dlg: u32, id: u32) -> u32 {
-    let kids = env
-        .desktop
-        .win(dlg)
-        .map(|w| w.children.clone())
-        .unwrap_or_default();
+    let kids = controls(env, dlg);
     kids.into_iter()
         .find(|&k| {
             env.desktop
@@ -944,11 +940,7 @@ fn dlg_default(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, wide: bool) ->
 /// other control gives the look back to the DM_SETDEFID button. The
 /// default id itself does not change.
 fn set_def_style(env: &mut Env, dlg: u32, focus: u32) {
-    let kids = env
-        .desktop
-        .win(dlg)
-        .map(|w| w.children.clone())
-        .unwrap_or_default();
+    let kids = controls(env, dlg);
     let is_push = |env: &Env, c: u32| {
         env.desktop.win(c).is_some_and(|w| {
             env.desktop
@@ -1199,30 +1191,25 @@ pub fn modal_step(env: &mut Env) -> Ret {
                 }),
             );
         }
-        let Some(m) = user32::next_message(env, 0, 0, 0, true) else {
-            // A modal dialog is shown when its queue first goes empty.
-            if !d.shown {
+        // A modal dialog is shown when its queue first goes empty.
+        if !d.shown && user32::next_message(env, 0, 0, 0, false).is_none() {
+            if let Some(d) = env.desktop.dialogs.get_mut(&dlg) {
+                d.shown = true;
+            }
+            if env.desktop.win(dlg).is_some_and(|w| !w.visible()) {
+                return user32::show_window(env, dlg, 1, Box::new(modal_step));
+            }
+        }
+        let m = match user32::modal_next(env) {
+            user32::ModalNext::Msg(m) => m,
+            user32::ModalNext::Wait(r) => return r,
+            user32::ModalNext::Quit => {
                 if let Some(d) = env.desktop.dialogs.get_mut(&dlg) {
-                    d.shown = true;
-                }
-                if env.desktop.win(dlg).is_some_and(|w| !w.visible()) {
-                    return user32::show_window(env, dlg, 1, Box::new(modal_step));
+                    d.ended.get_or_insert(0);
                 }
                 continue;
             }
-            let deadline = env.desktop.next_event();
-            env.desktop.waiting_for_input = deadline.is_none();
-            return Ret::Block { deadline };
         };
-        env.desktop.waiting_for_input = false;
-        if m.message == wm::QUIT {
-            // The loop ends; the quit message stays for the caller's loop.
-            env.desktop.quit = Some(m.wparam);
-            if let Some(d) = env.desktop.dialogs.get_mut(&dlg) {
-                d.ended.get_or_insert(0);
-            }
-            continue;
-        }
         let input = (wm::KEYDOWN..=0x108).contains(&m.message)
             || (wm::MOUSEMOVE..=0x20E).contains(&m.message)
             || (0xA0..=0xAD).contains(&m.message);

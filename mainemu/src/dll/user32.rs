@@ -231,6 +231,31 @@ pub(crate) fn next_message(
     None
 }
 
+/// What a modal loop (a dialog's, the file dialog's, the menu's) takes
+/// next from the thread's queue.
+pub(crate) enum ModalNext {
+    Msg(Msg),
+    /// Nothing to deliver: return this wait (the call is made again).
+    Wait(Ret),
+    /// WM_QUIT: kept for the caller's own loop; the modal loop ends.
+    Quit,
+}
+
+/// The next message in GetMessage's order for a modal loop.
+pub(crate) fn modal_next(env: &mut Env) -> ModalNext {
+    let Some(m) = next_message(env, 0, 0, 0, true) else {
+        let deadline = desk(env).next_event();
+        desk(env).waiting_for_input = deadline.is_none();
+        return ModalNext::Wait(Ret::Block { deadline });
+    };
+    desk(env).waiting_for_input = false;
+    if m.message == wm::QUIT {
+        desk(env).quit = Some(m.wparam);
+        return ModalNext::Quit;
+    }
+    ModalNext::Msg(m)
+}
+
 fn get_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32) -> Ret {
     match next_message(env, hwnd, min, max, true) {
         Some(m) => {
@@ -576,19 +601,11 @@ pub(crate) fn create_window_then(
     a: NewWindow,
     then: Box<dyn FnOnce(&mut Env, u32) -> Ret>,
 ) -> Ret {
-    let NewWindow {
-        ex,
-        class: cname,
-        title: title_units,
-        cs_names: (class, title),
-        style,
-        pos: (x, y, w, h),
-        parent,
-        menu,
-        inst,
-        param,
-        wide,
-    } = a;
+    let (x, y, w, h) = a.pos;
+    let (class, title) = a.cs_names;
+    let (ex, style, parent, menu) = (a.ex, a.style, a.parent, a.menu);
+    let (inst, param, wide) = (a.inst, a.param, a.wide);
+    let (cname, title_units) = (a.class, a.title);
     let (cunits, catom) = match &cname {
         ResId::Id(a) => (Vec::new(), *a),
         ResId::Name(s) => (units(s), 0),
