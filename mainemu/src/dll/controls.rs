@@ -283,22 +283,29 @@ pub fn group_of(env: &Env, h: u32) -> Vec<u32> {
         return vec![];
     };
     let kids = d.win(p).map(|w| w.children.clone()).unwrap_or_default();
-    let Some(at) = kids.iter().position(|&k| k == h) else {
+    group_in(env, &kids, h)
+}
+
+/// `h`'s group within the ring `order` (the dialog manager passes its
+/// navigation order, nested control parents flattened).
+pub fn group_in(env: &Env, order: &[u32], h: u32) -> Vec<u32> {
+    let d = &env.desktop;
+    let Some(at) = order.iter().position(|&k| k == h) else {
         return vec![h];
     };
-    let n = kids.len();
+    let n = order.len();
     let group = |k: u32| d.win(k).is_some_and(|w| w.style & ws::GROUP != 0);
     let start = (0..n)
         .map(|k| (at + n - k) % n)
-        .find(|&i| group(kids[i]))
+        .find(|&i| group(order[i]))
         .unwrap_or(0);
-    let mut out = vec![kids[start]];
+    let mut out = vec![order[start]];
     for k in 1..n {
         let i = (start + k) % n;
-        if group(kids[i]) {
+        if group(order[i]) {
             break;
         }
-        out.push(kids[i]);
+        out.push(order[i]);
     }
     out
 }

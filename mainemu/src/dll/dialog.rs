@@ -62,6 +62,7 @@ const ERROR_INVALID_PARAMETER: u32 = 87;
 const ERROR_INVALID_WINDOW_HANDLE: u32 = 1400;
 const ERROR_CONTROL_ID_NOT_FOUND: u32 = 1421;
 const EM_SETSEL: u32 = 0xB1;
+const WS_EX_CONTROLPARENT: u32 = 0x1_0000;
 
 /// One control of a template.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -394,7 +395,7 @@ fn create(
         ex |= ws::EX_DLGMODALFRAME;
     }
     if style & ds::CONTROL != 0 {
-        ex |= 0x1_0000; // WS_EX_CONTROLPARENT
+        ex |= WS_EX_CONTROLPARENT;
         style &= !(ws::CAPTION | ws::SYSMENU);
     }
     let child = style & ws::CHILD != 0;
@@ -636,17 +637,47 @@ fn inside(env: &Env, dlg: u32, c: u32) -> bool {
     false
 }
 
-/// The direct child of `dlg` that holds `c` (c itself for a control).
-fn control_of(env: &Env, dlg: u32, c: u32) -> u32 {
-    let mut cur = c;
-    for _ in 0..64 {
-        match env.desktop.win(cur) {
-            Some(w) if w.is_child() && w.parent == dlg => return cur,
-            Some(w) if w.is_child() => cur = w.parent,
-            _ => return 0,
+/// The navigation order below `root`: its children in order, a visible,
+/// enabled child with WS_EX_CONTROLPARENT replaced by its own order (a
+/// nested dialog's controls take part in the parent's Tab and group
+/// order, as GetNextDlgTabItem's documentation describes).
+fn flat(env: &Env, root: u32, depth: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for k in controls(env, root) {
+        let parent = env
+            .desktop
+            .win(k)
+            .is_some_and(|w| w.ex_style & WS_EX_CONTROLPARENT != 0);
+        if parent && usable(env, k) && depth < 16 {
+            out.extend(flat(env, k, depth + 1));
+        } else {
+            out.push(k);
         }
     }
-    0
+    out
+}
+
+/// The order `ctl` is navigated in: the dialog's, or, for a control the
+/// dialog's order cannot reach (under a child without
+/// WS_EX_CONTROLPARENT), that of its highest ancestor whose order holds it.
+fn order_for(env: &Env, dlg: u32, ctl: u32) -> Vec<u32> {
+    let top = flat(env, dlg, 0);
+    if ctl == 0 || ctl == dlg || top.contains(&ctl) {
+        return top;
+    }
+    let mut best = None;
+    let mut cur = env.desktop.win(ctl).map_or(0, |w| w.parent);
+    for _ in 0..64 {
+        if cur == 0 || cur == dlg || !env.desktop.win(cur).is_some_and(|w| w.is_child()) {
+            break;
+        }
+        let o = flat(env, cur, 0);
+        if o.contains(&ctl) {
+            best = Some(o);
+        }
+        cur = env.desktop.win(cur).map_or(0, |w| w.parent);
+    }
+    best.unwrap_or(top)
 }
 
 /// The dialog's controls (its children) in template order.
@@ -671,7 +702,7 @@ pub fn next_tab_item(env: &Env, dlg: u32, ctl: u32, prev: bool) -> u32 {
     if prev && (ctl == 0 || ctl == dlg) {
         return 0;
     }
-    let kids = controls(env, dlg);
+    let kids = order_for(env, dlg, ctl);
     let stops: Vec<u32> = kids
         .iter()
         .copied()
@@ -683,7 +714,7 @@ pub fn next_tab_item(env: &Env, dlg: u32, ctl: u32, prev: bool) -> u32 {
                     .is_some_and(|w| w.style & ws::TABSTOP != 0)
         })
         .collect();
-    step_in(&kids, &stops, control_of(env, dlg, ctl), prev).unwrap_or(ctl)
+    step_in(&kids, &stops, ctl, prev).unwrap_or(ctl)
 }
 
 /// The next of `among` after `from` in `order`, wrapping (the first or
@@ -717,17 +748,16 @@ pub fn next_group_item(env: &Env, dlg: u32, ctl: u32, prev: bool) -> u32 {
     if prev && (ctl == 0 || ctl == dlg) {
         return 0;
     }
-    let kids = controls(env, dlg);
-    let c = control_of(env, dlg, ctl);
-    let c = if c == 0 {
+    let kids = order_for(env, dlg, ctl);
+    let c = if ctl == 0 || ctl == dlg || !kids.contains(&ctl) {
         match kids.iter().copied().find(|&k| usable(env, k)) {
             Some(k) => return k,
             None => return 0,
         }
     } else {
-        c
+        ctl
     };
-    let group: Vec<u32> = super::controls::group_of(env, c)
+    let group: Vec<u32> = super::controls::group_in(env, &kids, c)
         .into_iter()
         .filter(|&k| usable(env, k))
         .collect();
