@@ -467,7 +467,8 @@ fn notepad_menu_closes() {
 /// The rows of Wine's user32/gdi32 table (`survey/wine-gui-tests.toml`)
 /// that take at most 1M dispatches, under l0 and l1: the exact summary
 /// counts (gdi32_brush 689 tests / 7 failures, gdi32_pen 907 / 0,
-/// user32_class 1123 / 350, user32_text 859 / 110, user32_wsprintf 58 / 0)
+/// user32_class 1123 / 350, user32_listbox 1123 / 467, user32_text 859 / 110,
+/// user32_wsprintf 58 / 0)
 /// or the current stop (10 rows: all but bitmap, edit and sysparams). The full table:
 /// docs/mainemu-gui.md.
 #[test]

@@ -639,12 +639,14 @@ mod lb {
     pub const GETITEMDATA: u32 = 0x199;
     pub const SETITEMDATA: u32 = 0x19A;
     pub const FINDSTRINGEXACT: u32 = 0x1A2;
+    pub const DIR: u32 = 0x18D;
 }
 
 /// A combo box message as the list box message that does the same.
 fn combo_to_list(msg: u32) -> Option<u32> {
     Some(match msg {
         0x143 => lb::ADDSTRING,
+        0x145 => lb::DIR,
         0x144 => lb::DELETESTRING,
         0x146 => lb::GETCOUNT,
         0x147 => lb::GETCURSEL,
@@ -686,6 +688,45 @@ fn find(items: &[(Vec<u16>, u32)], start: u32, s: &[u16], exact: bool) -> u32 {
             }
         })
         .map_or(LB_ERR, |i| i as u32)
+}
+
+/// LB_DIR / CB_DIR (DlgDirList's listing): the entries of the spec's
+/// directory matching its pattern (`*.*` without one). Read-write files
+/// always, unless DDL_EXCLUSIVE (0x8000) asks only for the attributes given
+/// (read-only 1, hidden 2, system 4, archive 0x20); DDL_DIRECTORY (0x10)
+/// adds subdirectories as `[name]` (with `[..]` below a root), DDL_DRIVES
+/// (0x4000) the drives as `[-c-]`. In the directory's name order.
+pub fn dir_entries(env: &Env, spec: &str, attrs: u32) -> Vec<Vec<u16>> {
+    let spec = if spec.is_empty() { "*.*" } else { spec };
+    let (dir, pattern) = match spec.rfind(['\\', '/', ':']) {
+        Some(i) => (spec[..=i].to_string(), &spec[i + 1..]),
+        None => (env.drives.cwd(), spec),
+    };
+    let pattern = if pattern.is_empty() { "*.*" } else { pattern };
+    let exclusive = attrs & 0x8000 != 0;
+    let mut out = Vec::new();
+    if let Ok(host) = env.drives.resolve(&dir) {
+        let root = env.drives.is_root(&dir);
+        for e in crate::files::list(&host, pattern, !root).unwrap_or_default() {
+            let is_dir = e.attrs & 0x10 != 0;
+            if is_dir {
+                if attrs & 0x10 != 0 && e.name != "." {
+                    out.push(gs::units(&format!("[{}]", e.name)));
+                }
+                continue;
+            }
+            let wanted = e.attrs & attrs & 0x27 != 0;
+            if (!exclusive && e.attrs & 0x7 == 0) || wanted {
+                out.push(gs::units(&e.name));
+            }
+        }
+    }
+    if attrs & 0x4000 != 0 {
+        for l in env.drives.letters() {
+            out.push(gs::units(&format!("[-{}-]", l.to_ascii_lowercase())));
+        }
+    }
+    out
 }
 
 fn list_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, combo: bool) -> Ret {
@@ -776,6 +817,19 @@ fn list_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, combo: bool) -> 
             }
             i
         }
+        lb::DIR => {
+            let spec = text(env);
+            let names = dir_entries(env, &String::from_utf16_lossy(&spec), wp);
+            let s = state(env, h);
+            for n in names {
+                s.items.push((n, 0));
+            }
+            if s.items.is_empty() {
+                LB_ERR
+            } else {
+                s.items.len() as u32 - 1
+            }
+        }
         lb::GETITEMDATA => state(env, h).items.get(wp as usize).map_or(LB_ERR, |t| t.1),
         lb::SETITEMDATA => match state(env, h).items.get_mut(wp as usize) {
             Some(t) => {
@@ -823,7 +877,8 @@ fn list_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, combo: bool) -> 
     };
     if matches!(
         msg,
-        lb::ADDSTRING
+        lb::DIR
+            | lb::ADDSTRING
             | lb::INSERTSTRING
             | lb::DELETESTRING
             | lb::RESETCONTENT

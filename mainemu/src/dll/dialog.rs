@@ -1461,6 +1461,110 @@ fn is_dialog_message_api(env: &mut Env, dlg: u32, msg: u32) -> Ret {
     is_dialog_message(env, dlg, m, Box::new(|_, mine| Ret::Value(mine as u32)))
 }
 
+/// DlgDirList: a spec naming a directory makes it the current one; the
+/// list box (if any) gets its entries (LB_DIR), the static control the
+/// current directory, and the caller's buffer keeps only the pattern.
+#[allow(clippy::too_many_arguments)]
+fn dlg_dir_list(
+    env: &mut Env,
+    dlg: u32,
+    spec: u32,
+    list: i32,
+    stat: i32,
+    attrs: u32,
+    wide: bool,
+) -> Ret {
+    let s = if spec == 0 {
+        String::from("*.*")
+    } else {
+        String::from_utf16_lossy(&read_str(&env.mem, spec, -1, wide).unwrap_or_default())
+    };
+    let (dir, pattern) = match s.rfind(['\\', '/', ':']) {
+        Some(i) => (Some(s[..=i].to_string()), s[i + 1..].to_string()),
+        None => (None, s.clone()),
+    };
+    let pattern = if pattern.is_empty() {
+        "*.*".to_string()
+    } else {
+        pattern
+    };
+    // A directory alone (no pattern) is also a directory to enter.
+    let (dir, pattern) = match dir {
+        None if env.drives.resolve(&pattern).is_ok_and(|h| h.is_dir()) => {
+            (Some(pattern), "*.*".to_string())
+        }
+        d => (d, pattern),
+    };
+    if let Some(d) = dir {
+        if env.drives.set_cwd(&d).is_err() {
+            env.last_error = 3; // ERROR_PATH_NOT_FOUND
+            return Ret::Value(0);
+        }
+    }
+    if spec != 0 {
+        let u: Vec<u16> = pattern.encode_utf16().collect();
+        gs::write_str(&mut env.mem, spec, u.len() as u32 + 1, &u, wide);
+    }
+    let names = super::controls::dir_entries(env, &pattern, attrs);
+    let lb = if list != 0 {
+        dlg_item(env, dlg, list as u32)
+    } else {
+        0
+    };
+    let st = if stat != 0 {
+        dlg_item(env, dlg, stat as u32)
+    } else {
+        0
+    };
+    if let Some(c) = env.desktop.controls.get_mut(&lb) {
+        c.items = names.into_iter().map(|n| (n, 0)).collect();
+        c.sel = None;
+    } else if lb != 0 {
+        let c = env.desktop.controls.entry(lb).or_default();
+        c.items = names.into_iter().map(|n| (n, 0)).collect();
+    }
+    if lb != 0 {
+        env.desktop.invalidate(lb, None, true);
+    }
+    if st == 0 {
+        return Ret::Value(1);
+    }
+    let cwd: Vec<u16> = env.drives.cwd().encode_utf16().collect();
+    let size = (cwd.len() as u32 + 1) * 2;
+    let at = user32::scratch(env, size);
+    gs::write_str(&mut env.mem, at, cwd.len() as u32 + 1, &cwd, true);
+    set_text(env, st, at, true, move |env, _| {
+        user32::scratch_release(env, size);
+        Ret::Value(1)
+    })
+}
+
+/// DlgDirSelectEx: the list box's selection into the buffer: a directory
+/// `[name]` as `name\` and a drive `[-c-]` as `c:` (TRUE), a file's name
+/// (FALSE).
+fn dlg_dir_select(env: &mut Env, dlg: u32, buf: u32, n: i32, list: i32, wide: bool) -> bool {
+    let lb = dlg_item(env, dlg, list as u32);
+    let Some(c) = env.desktop.controls.get(&lb) else {
+        return false;
+    };
+    let Some((t, _)) = c.sel.and_then(|i| c.items.get(i)).cloned() else {
+        return false;
+    };
+    let t = String::from_utf16_lossy(&t);
+    let (out, is_dir) = match t.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+        Some(d) => match d.strip_prefix('-').and_then(|x| x.strip_suffix('-')) {
+            Some(drive) => (format!("{drive}:"), true),
+            None => (format!("{d}\\"), true),
+        },
+        None => (t, false),
+    };
+    if n > 0 {
+        let u: Vec<u16> = out.encode_utf16().collect();
+        gs::write_str(&mut env.mem, buf, n as u32, &u, wide);
+    }
+    is_dir
+}
+
 /// Whether a DialogBox call is being made again after its loop blocked.
 fn resuming(env: &Env) -> bool {
     env.retrying && !env.desktop.modal.is_empty()
@@ -1560,6 +1664,10 @@ crate::dll! { "user32.dll";
         if c == 0 { return Ret::Value(0); }
         user32::send(env, c, msg, wp, lp, |_, r| Ret::Value(r))
     }
+    stdcall fn DlgDirListA(env, dlg: u32, spec: u32, list: i32, stat: i32, attrs: u32) -> Ret { dlg_dir_list(env, dlg, spec, list, stat, attrs, false) }
+    stdcall fn DlgDirListW(env, dlg: u32, spec: u32, list: i32, stat: i32, attrs: u32) -> Ret { dlg_dir_list(env, dlg, spec, list, stat, attrs, true) }
+    stdcall fn DlgDirSelectExA(env, dlg: u32, buf: u32, n: i32, list: i32) -> bool { dlg_dir_select(env, dlg, buf, n, list, false) }
+    stdcall fn DlgDirSelectExW(env, dlg: u32, buf: u32, n: i32, list: i32) -> bool { dlg_dir_select(env, dlg, buf, n, list, true) }
     stdcall fn GetDialogBaseUnits(env) -> u32 { let (x, y) = base_units(0, 400); (x as u32) | (y as u32) << 16 }
     stdcall fn MapDialogRect(env, dlg: u32, r: u32) -> bool { map_dialog_rect(env, dlg, r) }
 }
