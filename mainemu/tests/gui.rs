@@ -111,3 +111,89 @@ fn gui_window_answers_scripted_input() {
     let b = go();
     assert_eq!(a, b, "twice the same");
 }
+
+/// dialog.exe (tests/programs/dialog.c): a dialog from an in-memory
+/// DLGTEMPLATE with DS_SETFONT. Its own checks (every `(rule V)`: control
+/// positions from dialog units by MapDialogRect and by the documented
+/// computation from the font's average character width) must hold; then a
+/// modal DialogBoxIndirectParam driven by scripted keys: typing replaces
+/// the selected edit text, Tab and Shift+Tab move between the WS_TABSTOP
+/// controls, Space clicks the check box, Down moves into the radio group
+/// (checking the auto radio button), Enter is the default button (IDOK)
+/// and EndDialog's value comes back from DialogBoxIndirectParam. Under l0
+/// and l1 the output, dispatch count and the frame at every million
+/// dispatches are identical.
+#[test]
+fn dialog_answers_keys_under_l0_and_l1() {
+    use mainemu::frame::Frame;
+    use mainemu::run::{run_arm_with, Arm, Edges};
+    let Some(dir) = common::programs() else {
+        return;
+    };
+    let bytes = std::fs::read(dir.join("dialog.exe")).unwrap();
+    let script = "text 42 @ 2000000; key tab @ 4000000; key space @ 6000000; key tab @ 8000000; \
+                  key down @ 10000000; key shift+tab @ 12000000; key shift+tab @ 14000000; \
+                  key enter @ 16000000";
+    let go = |arm: Arm| {
+        let mut p = Process::new(&bytes, &["dialog.exe".to_string()]).unwrap();
+        p.env.desktop.input = mainemu::desktop::input::parse(script).unwrap();
+        let mut out = Vec::new();
+        let mut seen = Vec::new();
+        let mut at = |p: &Process, clock: u64| seen.push((clock, Frame::of(&p.env.desktop).hash()));
+        let s = run_arm_with(
+            &mut p,
+            arm,
+            20_000_000,
+            &mut |_, b| out.extend_from_slice(b),
+            Some(Edges {
+                every: 1_000_000,
+                at: &mut at,
+            }),
+        );
+        (
+            s.ending,
+            s.dispatches,
+            String::from_utf8(out).unwrap(),
+            seen,
+        )
+    };
+    let a = go(Arm::L0);
+    assert_eq!(rule_failures(&a.2), Vec::<String>::new());
+    let want = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/expected/dialog.txt"),
+    )
+    .unwrap();
+    assert_eq!(a.2, want);
+    // The lines the keys produced, in order.
+    let tail: Vec<&str> =
+        a.2.lines()
+            .skip_while(|l| !l.starts_with("focus"))
+            .collect();
+    assert_eq!(
+        tail,
+        [
+            "focus 100",
+            "focus 101",
+            "BN_CLICKED 101, checked 1",
+            "focus 102",
+            "BN_CLICKED 103, checked 1",
+            "focus 103",
+            "focus 101",
+            "focus 100",
+            "WM_COMMAND 1: edit \"42\" = 42 (translated 1), check 1, two 1",
+            "DialogBoxIndirectParam returned 421",
+        ]
+    );
+    assert_eq!(a.0, Ending::Exit { code: 0 });
+    // The dialog is on screen and changes with each key.
+    let distinct: std::collections::BTreeSet<u64> = a.3.iter().map(|x| x.1).collect();
+    assert!(distinct.len() >= 8, "{:x?}", a.3);
+    // Before Enter: "42" selected (Shift+Tab into the edit), Check checked, Two checked.
+    assert!(
+        a.3.contains(&(15_000_000, 0xaa6194f505eb31b9)),
+        "{:x?}",
+        a.3
+    );
+    let b = go(Arm::L1);
+    assert_eq!(a, b, "l0 and l1: output, dispatches and every frame");
+}

@@ -137,6 +137,9 @@ pub mod ws {
     pub const THICKFRAME: u32 = 0x0004_0000;
     pub const MINIMIZEBOX: u32 = 0x0002_0000;
     pub const MAXIMIZEBOX: u32 = 0x0001_0000;
+    /// WS_GROUP and WS_TABSTOP share bits with WS_MINIMIZEBOX/MAXIMIZEBOX (child windows).
+    pub const GROUP: u32 = 0x0002_0000;
+    pub const TABSTOP: u32 = 0x0001_0000;
     pub const EX_DLGMODALFRAME: u32 = 0x0001;
     pub const EX_CLIENTEDGE: u32 = 0x0200;
     pub const EX_WINDOWEDGE: u32 = 0x0100;

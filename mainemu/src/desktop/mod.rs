@@ -91,6 +91,8 @@ pub mod wm {
 pub struct Class {
     /// Upper-cased name (class names compare case-insensitively).
     pub name: Vec<u16>,
+    /// The name as registered (GetClassName answers it).
+    pub given: Vec<u16>,
     pub atom: u16,
     pub style: u32,
     pub wndproc: u32,
@@ -140,6 +142,11 @@ pub struct Window {
     pub subclass_orig: u32,
     /// The subclass level running now (DefSubclassProc calls the one below).
     pub subclass_level: usize,
+    /// Window properties (SetProp): upper-cased name or `#atom`, value.
+    pub props: Vec<(Vec<u16>, u32)>,
+    /// Scroll bar state (min, max, page, pos) of SB_HORZ, SB_VERT and
+    /// SB_CTL; None: never set (the bar's default range).
+    pub scroll: [Option<(i32, i32, u32, i32)>; 3],
 }
 
 impl Window {
@@ -182,6 +189,8 @@ impl Window {
             subclasses: Vec::new(),
             subclass_orig: 0,
             subclass_level: 0,
+            props: Vec::new(),
+            scroll: [None; 3],
         }
     }
 
@@ -247,9 +256,17 @@ pub const HUSER_BASE: u32 = 0x0005_0010;
 /// A user object that is not a window: icons, cursors, accelerator tables.
 #[derive(Clone, Debug)]
 pub enum UserObject {
-    Icon { width: i32, height: i32 },
+    Icon {
+        width: i32,
+        height: i32,
+    },
     Cursor,
     Accel(Vec<Accel>),
+    /// SetWindowsHookEx's hook (kept, never called).
+    Hook {
+        id: i32,
+        proc_: u32,
+    },
 }
 
 /// The system caret's state (one per process here: mainemu's threads share
@@ -313,6 +330,19 @@ pub struct Desktop {
     /// size, client position, show count. Not drawn: a blinking caret
     /// would be wall time; EDIT draws its own.
     pub caret: Option<Caret>,
+    /// BUTTON, STATIC, LISTBOX and COMBOBOX controls' state, by window.
+    pub controls: BTreeMap<u32, crate::dll::controls::Control>,
+    /// Dialogs made by the dialog manager, by window.
+    pub dialogs: BTreeMap<u32, crate::dll::dialog::DlgInfo>,
+    /// The modal dialogs whose loops are running, innermost last.
+    pub modal: Vec<u32>,
+    /// Why dialog calls failed (malformed templates, controls not made), in order.
+    pub dialog_errors: Vec<String>,
+    /// The clipboard: the window that has it open (None: closed), its
+    /// owner (the last to empty it) and the data, by format, in the order set.
+    pub clipboard_open: Option<u32>,
+    pub clipboard_owner: u32,
+    pub clipboard: Vec<(u32, u32)>,
 }
 
 impl Desktop {
@@ -349,6 +379,13 @@ impl Desktop {
             file_dialog: None,
             comdlg_error: 0,
             menu_track: None,
+            controls: BTreeMap::new(),
+            dialogs: BTreeMap::new(),
+            modal: Vec::new(),
+            dialog_errors: Vec::new(),
+            clipboard_open: None,
+            clipboard_owner: 0,
+            clipboard: Vec::new(),
         }
     }
 

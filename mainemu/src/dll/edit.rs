@@ -32,6 +32,9 @@ pub struct EditText {
     pub modified: bool,
     pub limit: usize,
     pub margins: (i32, i32),
+    /// A dialog asked WM_GETDLGCODE with a message: the control is in a
+    /// dialog, so a multi-line edit passes Tab, Escape and Enter on to it.
+    pub dialog_mode: bool,
 }
 
 impl EditText {
@@ -57,6 +60,7 @@ impl EditText {
 }
 
 const ES_MULTILINE: u32 = 0x4;
+const ES_WANTRETURN: u32 = 0x1000;
 const EN_CHANGE: u32 = 0x300;
 const DEFAULT_LIMIT: usize = 30_000;
 
@@ -103,6 +107,11 @@ fn style(env: &Env, h: u32) -> u32 {
 
 /// Redraws now and tells the parent about a change (EN_CHANGE).
 fn changed(env: &mut Env, h: u32) -> Ret {
+    changed_then(env, h, 0)
+}
+
+/// `changed`, answering `result` (WM_CHAR's is 1).
+fn changed_then(env: &mut Env, h: u32, result: u32) -> Ret {
     paint(env, h);
     let (parent, id) = env.desktop.win(h).map_or((0, 0), |w| (w.parent, w.id));
     user32::send(
@@ -111,7 +120,7 @@ fn changed(env: &mut Env, h: u32) -> Ret {
         wm::COMMAND,
         id & 0xFFFF | EN_CHANGE << 16,
         h,
-        |_, _| Ret::Value(0),
+        move |_, _| Ret::Value(result),
     )
 }
 
@@ -156,7 +165,51 @@ fn edit_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
             paint(env, h);
             Ret::Value(0)
         }
-        wm::GETDLGCODE => Ret::Value(0x1 | 0x2 | 0x80 | 0x8), // arrows, tab, chars, hasSetSel
+        // Arrows, characters, EM_SETSEL; a multi-line edit wants every key
+        // (DLGC_WANTALLKEYS): 0x89 or 0x8D, as Windows' edit answers.
+        wm::GETDLGCODE => {
+            let multi = style(env, h) & ES_MULTILINE != 0;
+            if lp != 0 {
+                state(env, h).dialog_mode = true;
+            }
+            Ret::Value(0x1 | 0x80 | 0x8 | if multi { 0x4 } else { 0 })
+        }
+        // A multi-line edit in a dialog hands Tab (WM_NEXTDLGCTL), Escape
+        // (WM_CLOSE) and Enter without ES_WANTRETURN (to the default
+        // button) to the dialog.
+        wm::KEYDOWN
+            if matches!(wp, 0x09 | 0x0D | 0x1B)
+                && style(env, h) & ES_MULTILINE != 0
+                && state(env, h).dialog_mode =>
+        {
+            let parent = env.desktop.win(h).map_or(0, |w| w.parent);
+            match wp {
+                0x09 => {
+                    let shift = (env.desktop.keys[0x10] & 0x80 != 0) as u32;
+                    user32::send(env, parent, 0x28, shift, 0, |_, _| Ret::Value(0))
+                }
+                0x1B => {
+                    user32::post(env, parent, wm::CLOSE, 0, 0);
+                    Ret::Value(0)
+                }
+                _ if style(env, h) & ES_WANTRETURN == 0 => {
+                    user32::send(env, parent, 0x400, 0, 0, move |env, dw| {
+                        if dw >> 16 != 0x534B {
+                            return Ret::Value(0);
+                        }
+                        let def = super::dialog::dlg_item(env, parent, dw & 0xFFFF);
+                        if def == 0 {
+                            return Ret::Value(0);
+                        }
+                        user32::send(env, parent, 0x28, def, 1, move |env, _| {
+                            user32::post(env, def, wm::KEYDOWN, 0x0D, 0);
+                            Ret::Value(0)
+                        })
+                    })
+                }
+                _ => Ret::Value(0),
+            }
+        }
         wm::LBUTTONDOWN => {
             let (x, y) = (lp as i16 as i32, (lp >> 16) as i16 as i32);
             let i = index_at(env, h, x, y);
@@ -170,6 +223,7 @@ fn edit_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
         }
         wm::CHAR => {
             let multi = style(env, h) & ES_MULTILINE != 0;
+            let want_return = style(env, h) & ES_WANTRETURN != 0;
             let s = state(env, h);
             match wp {
                 8 => {
@@ -187,11 +241,14 @@ fn edit_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
                     }
                     s.replace_sel(&[]);
                 }
-                13 if multi => s.replace_sel(&[13, 10]),
+                // Enter and Tab in a multi-line edit, unless a dialog takes them.
+                13 if multi && (!s.dialog_mode || want_return) => s.replace_sel(&[13, 10]),
+                9 if multi && !s.dialog_mode => s.replace_sel(&[9]),
                 c if c >= 0x20 && c != 0x7F => s.replace_sel(&[c as u16]),
-                _ => return Ret::Value(0),
+                _ => return Ret::Value(1),
             }
-            changed(env, h)
+            // WM_CHAR answers 1, as Windows' edit does.
+            changed_then(env, h, 1)
         }
         wm::KEYDOWN => {
             let shift = env.desktop.keys[0x10] & 0x80 != 0;

@@ -275,18 +275,15 @@ fn step(env: &mut Env, done: Done) -> Ret {
         if let Some(r) = f.result.clone() {
             return finish(env, r, done);
         }
-        let Some(m) = user32::next_message(env, 0, 0, 0, true) else {
-            let deadline = env.desktop.next_event();
-            env.desktop.waiting_for_input = deadline.is_none();
-            return Ret::Block { deadline };
-        };
-        env.desktop.waiting_for_input = false;
-        if m.message == wm::QUIT {
+        let m = match user32::modal_next(env) {
+            user32::ModalNext::Msg(m) => m,
+            user32::ModalNext::Wait(r) => return r,
             // The loop ends and the quit message stays for the caller's loop.
-            env.desktop.quit = Some(m.wparam);
-            end(env, None);
-            continue;
-        }
+            user32::ModalNext::Quit => {
+                end(env, None);
+                continue;
+            }
+        };
         // Keys, mouse and non-client mouse messages (0xA0..0xAD).
         let input = (wm::KEYDOWN..=0x108).contains(&m.message)
             || (wm::MOUSEMOVE..=0x20E).contains(&m.message)

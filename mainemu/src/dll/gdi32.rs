@@ -1077,6 +1077,18 @@ crate::dll! { "gdi32.dll";
     stdcall fn CreateCompatibleDC(env, hdc: u32) -> u32 { gdi(env).create_dc(None) }
     stdcall fn CreateDCW(env, driver: u32, device: u32, output: u32, init: u32) -> u32 { screen_dc(env) }
     stdcall fn CreateDCA(env, driver: u32, device: u32, output: u32, init: u32) -> u32 { screen_dc(env) }
+    // The dialog base units' average width of the DC's font; TEXTMETRICW and the height on request.
+    stdcall fn GdiGetCharDimensions(env, hdc: u32, tm: u32, height: u32) -> i32 {
+        let f = gdi(env).face(hdc);
+        if tm != 0 && !text_metrics(env, hdc, tm, true) { return 0; }
+        if height != 0 { env.mem.poke_u32(height, f.height() as u32); }
+        f.average_width()
+    }
+    stdcall fn EnumFontFamiliesA(env, hdc: u32, family: u32, proc_: u32, lp: u32) -> super::Ret { enum_families(env, hdc, family, proc_, lp, false) }
+    stdcall fn EnumFontFamiliesW(env, hdc: u32, family: u32, proc_: u32, lp: u32) -> super::Ret { enum_families(env, hdc, family, proc_, lp, true) }
+    // An information context is a DC for queries: the screen's.
+    stdcall fn CreateICA(env, driver: u32, device: u32, output: u32, init: u32) -> u32 { screen_dc(env) }
+    stdcall fn CreateICW(env, driver: u32, device: u32, output: u32, init: u32) -> u32 { screen_dc(env) }
     stdcall fn DeleteDC(env, hdc: u32) -> bool { gdi(env).delete_dc(hdc) }
     stdcall fn SaveDC(env, hdc: u32) -> i32 {
         let Some(d) = gdi(env).dc_mut(hdc) else { return 0 };
@@ -1460,6 +1472,53 @@ crate::dll! { "gdi32.dll";
 fn screen_dc(env: &mut Env) -> u32 {
     let (w, h) = (gdi(env).screen.width, gdi(env).screen.height);
     gdi(env).create_dc(Some((0, (0, 0), Region::rect(Rect::new(0, 0, w, h)))))
+}
+
+/// EnumFontFamilies: every face name is drawn with our one bitmap font (a
+/// LOGFONT's name is kept and GetTextFace answers it), so a named family
+/// is found, as one raster font of that name; without a name the one
+/// family is the DC's current face ("System" for the default font). The
+/// callback gets an ENUMLOGFONT and a NEWTEXTMETRIC (A or W) and
+/// RASTER_FONTTYPE; its answer is the call's.
+fn enum_families(
+    env: &mut Env,
+    hdc: u32,
+    family: u32,
+    proc_: u32,
+    lp: u32,
+    wide: bool,
+) -> super::Ret {
+    let name = if family != 0 {
+        read_str(&env.mem, family, -1, wide).unwrap_or_default()
+    } else {
+        let g = gdi(env);
+        let f = g.dc(hdc).and_then(|d| match g.get(d.font) {
+            Some(Object::Font(lf)) => Some(lf.face.clone()),
+            _ => None,
+        });
+        f.filter(|f| !f.is_empty())
+            .unwrap_or_else(|| gs::units("System"))
+    };
+    let lf = LogFont {
+        height: 13,
+        weight: 400,
+        face: name,
+        ..Default::default()
+    };
+    let mut elf = gs::logfont_bytes(&lf, wide);
+    // elfFullName (64 chars) and elfStyle (32 chars), empty.
+    elf.resize(elf.len() + if wide { 192 } else { 96 }, 0);
+    let mut tm = gs::textmetric_bytes(&lf.face(), &lf, wide);
+    tm.resize(tm.len() + 16, 0);
+    let size = (elf.len() + tm.len()) as u32;
+    let at = super::user32::scratch(env, size);
+    env.mem.poke(at, &elf);
+    env.mem.poke(at + elf.len() as u32, &tm);
+    let tm_at = at + elf.len() as u32;
+    super::Ret::call(proc_, vec![at, tm_at, 1, lp], move |env, r| {
+        super::user32::scratch_release(env, size);
+        super::Ret::Value(r)
+    })
 }
 
 fn text_face(env: &mut Env, hdc: u32, n: u32, out: u32, wide: bool) -> u32 {

@@ -270,17 +270,14 @@ fn step(env: &mut Env) -> Ret {
                 }),
             );
         }
-        let Some(m) = user32::next_message(env, 0, 0, 0, true) else {
-            let deadline = env.desktop.next_event();
-            env.desktop.waiting_for_input = deadline.is_none();
-            return Ret::Block { deadline };
+        let m = match user32::modal_next(env) {
+            user32::ModalNext::Msg(m) => m,
+            user32::ModalNext::Wait(r) => return r,
+            user32::ModalNext::Quit => {
+                close(env);
+                continue;
+            }
         };
-        env.desktop.waiting_for_input = false;
-        if m.message == wm::QUIT {
-            env.desktop.quit = Some(m.wparam);
-            close(env);
-            continue;
-        }
         let on_popup = m.hwnd == t.popup;
         match m.message {
             wm::LBUTTONDOWN | wm::LBUTTONUP if on_popup => {

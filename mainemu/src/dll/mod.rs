@@ -64,7 +64,9 @@ macro_rules! dll {
 pub mod advapi32;
 pub mod comctl32;
 pub mod comdlg32;
+pub mod controls;
 pub mod crt;
+pub mod dialog;
 pub mod edit;
 pub mod filedlg;
 pub mod gdi32;
@@ -81,6 +83,7 @@ pub mod shell32;
 pub mod shlwapi;
 pub mod ucrtbase;
 pub mod user32;
+pub mod uxtheme;
 pub mod vcruntime140;
 
 /// How arguments are cleaned up.
@@ -354,6 +357,7 @@ pub static DLLS: &[&DllDecl] = &[
     &comdlg32::DLL,
     &shell32::DLL,
     &shlwapi::DLL,
+    &uxtheme::DLL,
 ];
 
 /// What an import resolves to.

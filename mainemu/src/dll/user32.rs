@@ -41,7 +41,7 @@ pub const DESKTOP_HWND: u32 = 0x0001_0010;
 const CW_USEDEFAULT: i32 = 0x8000_0000u32 as i32;
 
 /// A resource name argument: MAKEINTRESOURCE (< 0x10000) or a string pointer.
-fn res_name(env: &Env, v: u32, wide: bool) -> ResId {
+pub(crate) fn res_name(env: &Env, v: u32, wide: bool) -> ResId {
     if v < 0x1_0000 {
         ResId::Id(v as u16)
     } else {
@@ -57,7 +57,7 @@ fn res_name(env: &Env, v: u32, wide: bool) -> ResId {
 /// The guest address of one of our exports (its thunk), e.g. DefWindowProcW
 /// as the window procedure of the built-in classes.
 fn export_addr(env: &mut Env, name: &str) -> u32 {
-    let Some(e) = DLL.exports.iter().find(|e| e.name == name) else {
+    let Some(e) = DLL.all_exports().into_iter().find(|e| e.name == name) else {
         return 0;
     };
     env.thunks
@@ -81,7 +81,7 @@ pub fn send(
 }
 
 /// Sends a list of messages in order, ignoring results, then `last`.
-fn send_all(
+pub(crate) fn send_all(
     env: &mut Env,
     mut msgs: std::collections::VecDeque<(u32, u32, u32, u32)>,
     last: Box<dyn FnOnce(&mut Env) -> Ret>,
@@ -93,7 +93,7 @@ fn send_all(
 }
 
 /// A scratch block in guest memory for structures passed to window procedures.
-fn scratch(env: &mut Env, size: u32) -> u32 {
+pub(crate) fn scratch(env: &mut Env, size: u32) -> u32 {
     let size = (size + 15) & !15;
     if env.desktop.scratch.is_none() {
         let a = env
@@ -117,12 +117,12 @@ fn scratch(env: &mut Env, size: u32) -> u32 {
     a
 }
 
-fn scratch_release(env: &mut Env, size: u32) {
+pub(crate) fn scratch_release(env: &mut Env, size: u32) {
     let size = (size + 15) & !15;
     env.desktop.scratch_top = env.desktop.scratch_top.saturating_sub(size);
 }
 
-fn write_msg(env: &mut Env, a: u32, m: &Msg) -> bool {
+pub(crate) fn write_msg(env: &mut Env, a: u32, m: &Msg) -> bool {
     let mut b = Vec::with_capacity(28);
     for v in [
         m.hwnd,
@@ -138,7 +138,7 @@ fn write_msg(env: &mut Env, a: u32, m: &Msg) -> bool {
     env.mem.poke(a, &b).is_some()
 }
 
-fn read_msg(env: &Env, a: u32) -> Option<Msg> {
+pub(crate) fn read_msg(env: &Env, a: u32) -> Option<Msg> {
     let r = |o: u32| env.mem.peek_u32(a + o);
     Some(Msg {
         hwnd: r(0)?,
@@ -231,6 +231,31 @@ pub(crate) fn next_message(
     None
 }
 
+/// What a modal loop (a dialog's, the file dialog's, the menu's) takes
+/// next from the thread's queue.
+pub(crate) enum ModalNext {
+    Msg(Msg),
+    /// Nothing to deliver: return this wait (the call is made again).
+    Wait(Ret),
+    /// WM_QUIT: kept for the caller's own loop; the modal loop ends.
+    Quit,
+}
+
+/// The next message in GetMessage's order for a modal loop.
+pub(crate) fn modal_next(env: &mut Env) -> ModalNext {
+    let Some(m) = next_message(env, 0, 0, 0, true) else {
+        let deadline = desk(env).next_event();
+        desk(env).waiting_for_input = deadline.is_none();
+        return ModalNext::Wait(Ret::Block { deadline });
+    };
+    desk(env).waiting_for_input = false;
+    if m.message == wm::QUIT {
+        desk(env).quit = Some(m.wparam);
+        return ModalNext::Quit;
+    }
+    ModalNext::Msg(m)
+}
+
 fn get_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32) -> Ret {
     match next_message(env, hwnd, min, max, true) {
         Some(m) => {
@@ -274,6 +299,10 @@ fn register_class(env: &mut Env, a: u32, ex: bool, wide: bool) -> u32 {
     let atom = 0xC000 + d.classes.len() as u16;
     d.classes.push(Class {
         name: crate::desktop::upper(&name_units),
+        given: match &name_id {
+            ResId::Id(a) => units(&format!("#{a}")),
+            ResId::Name(_) => name_units.clone(),
+        },
         atom,
         style,
         wndproc: proc_,
@@ -299,11 +328,7 @@ fn get_class_info(env: &mut Env, name: u32, out: u32, ex: bool, wide: bool) -> u
         ResId::Id(a) => (Vec::new(), a),
         ResId::Name(s) => (units(&s), 0),
     };
-    let found = match desk(env).class_index(&units_, atom) {
-        Some(i) => Some(i),
-        None if atom == 0 => ensure_builtin(env, &units_),
-        None => None,
-    };
+    let found = find_class(env, &units_, atom);
     let Some(i) = found else {
         env.last_error = 1411;
         return 0;
@@ -331,6 +356,19 @@ fn get_class_info(env: &mut Env, name: u32, out: u32, ex: bool, wide: bool) -> u
     c.atom as u32
 }
 
+/// A class by name or atom: registered, or a system class made on first
+/// use (the `#3276x` system classes are also their integer atoms).
+fn find_class(env: &mut Env, name: &[u16], atom: u16) -> Option<usize> {
+    if let Some(i) = desk(env).class_index(name, atom) {
+        return Some(i);
+    }
+    match atom {
+        0 => ensure_builtin(env, name),
+        32768..=32772 => ensure_builtin(env, &units(&format!("#{atom}"))),
+        _ => None,
+    }
+}
+
 /// The built-in classes (window procedure: DefWindowProcW for now).
 /// An existing class of that name is answered as it is.
 pub(crate) fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
@@ -348,6 +386,11 @@ pub(crate) fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
         "#32770",
         "#32768",
         "MSCTLS_STATUSBAR32",
+        "COMBOLBOX",
+        "MDICLIENT",
+        "#32769",
+        "#32771",
+        "#32772",
     ];
     let s = String::from_utf16_lossy(&up);
     if !known.contains(&s.as_str()) {
@@ -357,12 +400,36 @@ pub(crate) fn ensure_builtin(env: &mut Env, name: &[u16]) -> Option<usize> {
         super::edit::wndproc(env)
     } else if s == "MSCTLS_STATUSBAR32" {
         super::comctl32::status_wndproc(env)
+    } else if s == "#32770" {
+        // The dialog class's procedure is DefDlgProc.
+        export_addr(env, "DefDlgProcW")
+    } else if let Some(p) = super::controls::wndproc(env, &s) {
+        p
     } else {
         export_addr(env, "DefWindowProcW")
     };
+    // The names Windows gives its system classes.
+    let given = [
+        ("BUTTON", "Button"),
+        ("STATIC", "Static"),
+        ("EDIT", "Edit"),
+        ("LISTBOX", "ListBox"),
+        ("COMBOBOX", "ComboBox"),
+        ("SCROLLBAR", "ScrollBar"),
+        ("MSCTLS_STATUSBAR32", "msctls_statusbar32"),
+        ("COMBOLBOX", "ComboLBox"),
+        ("MDICLIENT", "MDIClient"),
+    ]
+    .iter()
+    .find(|g| g.0 == s)
+    .map_or(s.clone(), |g| g.1.to_string());
     let d = desk(env);
-    let atom = 0xC000 + d.classes.len() as u16;
+    let atom = match s.strip_prefix('#').and_then(|n| n.parse::<u16>().ok()) {
+        Some(n) => n,
+        None => 0xC000 + d.classes.len() as u16,
+    };
     d.classes.push(Class {
+        given: units(&given),
         name: up,
         atom,
         style: 0,
@@ -489,30 +556,69 @@ fn create_window(
     wide: bool,
 ) -> Ret {
     let cname = res_name(env, class, wide);
-    let (cunits, catom) = match &cname {
-        ResId::Id(a) => (Vec::new(), *a),
-        ResId::Name(s) => (units(s), 0),
-    };
-    let ci = match desk(env).class_index(&cunits, catom) {
-        Some(i) => i,
-        None => match ensure_builtin(env, &cunits) {
-            Some(i) => i,
-            None => {
-                env.last_error = 1407; // ERROR_CANNOT_FIND_WND_CLASS
-                return Ret::Value(0);
-            }
-        },
-    };
-    let cls = desk(env).classes[ci].clone();
     let title_units = if title == 0 {
         Vec::new()
     } else {
         read_str(&env.mem, title, -1, wide).unwrap_or_default()
     };
+    let args = NewWindow {
+        ex,
+        class: cname,
+        title: title_units,
+        cs_names: (class, title),
+        style,
+        pos: (x, y, w, h),
+        parent,
+        menu,
+        inst,
+        param,
+        wide,
+    };
+    create_window_then(env, args, Box::new(|_, h| Ret::Value(h)))
+}
+
+/// CreateWindowEx's arguments with the class name and title already read
+/// (the dialog manager builds them from a template).
+pub(crate) struct NewWindow {
+    pub ex: u32,
+    pub class: ResId,
+    pub title: Vec<u16>,
+    /// lpszClass and lpszName as CREATESTRUCT shows them (0: none).
+    pub cs_names: (u32, u32),
+    pub style: u32,
+    /// x, y, width, height (CW_USEDEFAULT as in CreateWindowEx).
+    pub pos: (i32, i32, i32, i32),
+    pub parent: u32,
+    pub menu: u32,
+    pub inst: u32,
+    pub param: u32,
+    pub wide: bool,
+}
+
+/// CreateWindowEx, then `then` with the new window (0: it failed).
+pub(crate) fn create_window_then(
+    env: &mut Env,
+    a: NewWindow,
+    then: Box<dyn FnOnce(&mut Env, u32) -> Ret>,
+) -> Ret {
+    let (x, y, w, h) = a.pos;
+    let (class, title) = a.cs_names;
+    let (ex, style, parent, menu) = (a.ex, a.style, a.parent, a.menu);
+    let (inst, param, wide) = (a.inst, a.param, a.wide);
+    let (cname, title_units) = (a.class, a.title);
+    let (cunits, catom) = match &cname {
+        ResId::Id(a) => (Vec::new(), *a),
+        ResId::Name(s) => (units(s), 0),
+    };
+    let Some(ci) = find_class(env, &cunits, catom) else {
+        env.last_error = 1407; // ERROR_CANNOT_FIND_WND_CLASS
+        return then(env, 0);
+    };
+    let cls = desk(env).classes[ci].clone();
     let child = style & ws::CHILD != 0;
     if child && desk(env).win(parent).is_none() {
         env.last_error = 1406;
-        return Ret::Value(0);
+        return then(env, 0);
     }
     // Top-level windows without WS_POPUP/WS_CHILD are overlapped: caption and border.
     let style = if !child && style & ws::POPUP == 0 {
@@ -585,13 +691,13 @@ fn create_window(
         if ok == 0 {
             scratch_release(env, 48);
             desk(env).remove_window(hwnd);
-            return Ret::Value(0);
+            return then(env, 0);
         }
         send(env, hwnd, wm::CREATE, 0, cs, move |env, r| {
             scratch_release(env, 48);
             if r as i32 == -1 {
                 desk(env).remove_window(hwnd);
-                return Ret::Value(0);
+                return then(env, 0);
             }
             let msgs = size_move_msgs(env, hwnd).into();
             send_all(
@@ -599,9 +705,9 @@ fn create_window(
                 msgs,
                 Box::new(move |env| {
                     if visible {
-                        show_window(env, hwnd, 5, Box::new(move |_| Ret::Value(hwnd)))
+                        show_window(env, hwnd, 5, Box::new(move |env| then(env, hwnd)))
                     } else {
-                        Ret::Value(hwnd)
+                        then(env, hwnd)
                     }
                 }),
             )
@@ -817,7 +923,7 @@ impl MapValue for Ret {
 }
 
 /// FillRect with a brush handle or a system colour index + 1.
-fn fill_rect(env: &mut Env, hdc: u32, r: Rect, brush: u32) -> bool {
+pub(crate) fn fill_rect(env: &mut Env, hdc: u32, r: Rect, brush: u32) -> bool {
     let brush = sys_brush(env, brush);
     let (g, m) = (&mut env.desktop.gdi, &mut env.mem);
     g.draw_with_brush(m, hdc, brush, |t, p| t.fill(r, p))
@@ -904,7 +1010,7 @@ fn begin_paint(env: &mut Env, h: u32, ps: u32) -> Ret {
     }
 }
 
-fn load_menu(env: &mut Env, base: u32, name: &ResId) -> u32 {
+pub(crate) fn load_menu(env: &mut Env, base: u32, name: &ResId) -> u32 {
     let Some(data) = desk_res(env, base, res::RT_MENU, name) else {
         return 0;
     };
@@ -1399,6 +1505,598 @@ fn message_box(env: &mut Env, _hwnd: u32, text: u32, caption: u32, kind: u32, wi
     }
 }
 
+/// GetClassLong (value None) or SetClassLong: GCL_HBRBACKGROUND -10,
+/// GCL_HCURSOR -12, GCL_HICON -14, GCL_WNDPROC -24, GCL_STYLE -26,
+/// GCL_CBWNDEXTRA -18, GCL_CBCLSEXTRA -20, GCW_ATOM -32 (read only), and
+/// the class extra bytes; the old value.
+fn class_long(env: &mut Env, h: u32, i: i32, value: Option<u32>) -> u32 {
+    let d = desk(env);
+    let Some(ci) = d.win(h).map(|w| w.class) else {
+        env.last_error = 1400;
+        return 0;
+    };
+    let Some(c) = d.classes.get_mut(ci) else {
+        return 0;
+    };
+    let slot: Option<&mut u32> = match i {
+        -10 => Some(&mut c.background),
+        -12 => Some(&mut c.cursor),
+        -14 | -34 => Some(&mut c.icon),
+        -24 => Some(&mut c.wndproc),
+        -26 => Some(&mut c.style),
+        -32 => return c.atom as u32,
+        -18 => return c.wnd_extra as u32,
+        -20 => return c.cls_extra as u32,
+        k if k >= 0 && (k as usize + 4) <= c.extra.len() => {
+            let o = k as usize;
+            let old =
+                u32::from_le_bytes([c.extra[o], c.extra[o + 1], c.extra[o + 2], c.extra[o + 3]]);
+            if let Some(v) = value {
+                c.extra[o..o + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            return old;
+        }
+        _ => None,
+    };
+    match slot {
+        Some(s) => {
+            let old = *s;
+            if let Some(v) = value {
+                *s = v;
+            }
+            old
+        }
+        None => {
+            env.last_error = 1413; // ERROR_INVALID_INDEX
+            0
+        }
+    }
+}
+
+/// UnregisterClass: a class of this program with no windows left is
+/// forgotten (its slot stays, nameless, so class indexes do not move).
+fn unregister_class(env: &mut Env, name: u32, inst: u32, wide: bool) -> bool {
+    let (u, atom) = match res_name(env, name, wide) {
+        ResId::Id(a) => (Vec::new(), a),
+        ResId::Name(s) => (units(&s), 0),
+    };
+    let d = desk(env);
+    let Some(i) = d
+        .class_index(&u, atom)
+        .filter(|&i| d.classes[i].instance != 0)
+    else {
+        env.last_error = 1411; // ERROR_CLASS_DOES_NOT_EXIST
+        return false;
+    };
+    let _ = inst;
+    if d.windows.values().any(|w| w.class == i) {
+        env.last_error = 1412; // ERROR_CLASS_HAS_WINDOWS
+        return false;
+    }
+    d.classes[i].name = vec![0];
+    d.classes[i].atom = 0;
+    true
+}
+
+/// A window's scroll bar (SB_HORZ 0, SB_VERT 1, SB_CTL 2): min, max, page,
+/// pos. Standard bars start at 0..100, a scroll bar control at 0..0.
+fn scroll(env: &mut Env, h: u32, bar: i32) -> Option<(i32, i32, u32, i32)> {
+    let w = desk(env).win(h)?;
+    let b = bar.clamp(0, 2) as usize;
+    Some(w.scroll[b].unwrap_or(if b == 2 { (0, 0, 0, 0) } else { (0, 100, 0, 0) }))
+}
+
+/// Stores a bar's state with the page clamped to the range and the
+/// position to [min, max - page + 1] (SetScrollInfo's rules).
+fn set_scroll(env: &mut Env, h: u32, bar: i32, (min, max, page, pos): (i32, i32, u32, i32)) {
+    let span = (max as i64 - min as i64 + 1).max(0) as u32;
+    let page = page.min(span);
+    let top = (max as i64 - (page as i64 - 1).max(0)).max(min as i64) as i32;
+    let pos = pos.clamp(min, top.max(min));
+    if let Some(w) = desk(env).win_mut(h) {
+        w.scroll[bar.clamp(0, 2) as usize] = Some((min, max, page, pos));
+    }
+}
+
+/// GetScrollInfo (`set` false: TRUE/FALSE) or SetScrollInfo (the new
+/// position) through a SCROLLINFO: cbSize, fMask (SIF_RANGE 1, SIF_PAGE 2,
+/// SIF_POS 4, SIF_TRACKPOS 0x10), nMin, nMax, nPage, nPos, nTrackPos.
+fn scroll_info(env: &mut Env, h: u32, bar: i32, si: u32, set: bool) -> u32 {
+    let Some(cur) = scroll(env, h, bar) else {
+        env.last_error = 1400;
+        return 0;
+    };
+    let r = |k: u32| env.mem.peek_u32(si + 4 * k).unwrap_or(0);
+    let (size, mask) = (r(0), r(1));
+    if size != 28 && size != 24 {
+        env.last_error = 87;
+        return 0;
+    }
+    if set {
+        let (mut min, mut max, mut page, mut pos) = cur;
+        if mask & 1 != 0 {
+            (min, max) = (r(2) as i32, r(3) as i32);
+        }
+        if mask & 2 != 0 {
+            page = r(4);
+        }
+        if mask & 4 != 0 {
+            pos = r(5) as i32;
+        }
+        set_scroll(env, h, bar, (min, max, page, pos));
+        return scroll(env, h, bar).map_or(0, |s| s.3 as u32);
+    }
+    if mask & 0x17 == 0 {
+        return 0;
+    }
+    let (min, max, page, pos) = cur;
+    if mask & 1 != 0 {
+        env.mem.poke_u32(si + 8, min as u32);
+        env.mem.poke_u32(si + 12, max as u32);
+    }
+    if mask & 2 != 0 {
+        env.mem.poke_u32(si + 16, page);
+    }
+    if mask & 4 != 0 {
+        env.mem.poke_u32(si + 20, pos as u32);
+    }
+    if mask & 0x10 != 0 && size >= 28 {
+        env.mem.poke_u32(si + 24, pos as u32);
+    }
+    1
+}
+
+/// GetTabbedTextExtent: the string's width with tabs expanded (no tab
+/// positions: every 8 average characters; one: every that many pixels;
+/// more: those positions, then the last spacing repeated) and the cell
+/// height, as MAKELONG(width, height).
+fn tabbed_extent(
+    env: &mut Env,
+    hdc: u32,
+    s: u32,
+    n: i32,
+    ntabs: i32,
+    tabs: u32,
+    wide: bool,
+) -> u32 {
+    let t = read_str(&env.mem, s, n.max(0), wide).unwrap_or_default();
+    let face = env.desktop.gdi.face(hdc);
+    let cw = face.char_width();
+    let stops: Vec<i32> = (0..ntabs.clamp(0, 256) as u32)
+        .filter_map(|i| gs::read_i32(&env.mem, tabs + 4 * i))
+        .collect();
+    let mut x = 0;
+    for &c in &t {
+        if c != 9 {
+            x += cw;
+            continue;
+        }
+        let every = match stops.as_slice() {
+            [] => 8 * cw,
+            [d] => *d,
+            _ => 0,
+        };
+        x = if every > 0 {
+            (x / every + 1) * every
+        } else {
+            match stops.iter().find(|&&p| p > x) {
+                Some(&p) => p,
+                None => x + cw,
+            }
+        };
+    }
+    (x as u32 & 0xFFFF) | (face.height() as u32) << 16
+}
+
+/// EnumDisplaySettings: one mode, the screen (32 bits per pixel, 60 Hz),
+/// for mode 0 and ENUM_CURRENT/REGISTRY_SETTINGS (-1, -2); DEVMODE's
+/// fields at their A or W offsets (the W name fields are twice as long).
+fn display_settings(env: &mut Env, mode: i32, dm: u32, wide: bool) -> bool {
+    if !(-2..=0).contains(&mode) {
+        return false;
+    }
+    let o = if wide { 64 } else { 0 };
+    let s = &env.desktop.gdi.screen;
+    let (w, h) = (s.width as u32, s.height as u32);
+    let m = &mut env.mem;
+    m.poke(
+        dm + 32 + if wide { 32 } else { 0 },
+        &0x0401u16.to_le_bytes(),
+    ); // dmSpecVersion
+    m.poke(
+        dm + 36 + if wide { 32 } else { 0 },
+        &(if wide { 220u16 } else { 156u16 }).to_le_bytes(),
+    ); // dmSize
+    m.poke_u32(dm + 40 + if wide { 32 } else { 0 }, 0x5C_0000); // bits, width, height, flags, frequency
+    for (off, v) in [(104, 32), (108, w), (112, h), (116, 0), (120, 60)] {
+        m.poke_u32(dm + off + o, v);
+    }
+    true
+}
+
+/// GetClassName: the class's name as registered, truncated to `n - 1`.
+fn class_name(env: &mut Env, h: u32, buf: u32, n: i32, wide: bool) -> u32 {
+    let d = desk(env);
+    let Some(c) = d.win(h).and_then(|w| d.classes.get(w.class)) else {
+        env.last_error = 1400;
+        return 0;
+    };
+    let name = c.given.clone();
+    if n <= 0 {
+        return 0;
+    }
+    gs::write_str(&mut env.mem, buf, n as u32, &name, wide)
+}
+
+/// A window's siblings, topmost first (top-level windows: the Z order).
+fn siblings(d: &Desktop, h: u32) -> Vec<u32> {
+    match d.win(h) {
+        Some(w) if w.is_child() => d
+            .win(w.parent)
+            .map(|p| p.children.clone())
+            .unwrap_or_default(),
+        _ => d.top.clone(),
+    }
+}
+
+/// GetWindow: GW_HWNDFIRST 0, GW_HWNDLAST 1, GW_HWNDNEXT 2, GW_HWNDPREV 3,
+/// GW_OWNER 4, GW_CHILD 5, GW_ENABLEDPOPUP 6 (none here).
+fn get_window(env: &mut Env, h: u32, cmd: u32) -> u32 {
+    let d = desk(env);
+    if h == DESKTOP_HWND && cmd == 5 {
+        return d.top.first().copied().unwrap_or(0);
+    }
+    let Some(w) = d.win(h) else {
+        env.last_error = 1400;
+        return 0;
+    };
+    let sib = siblings(d, h);
+    let at = sib.iter().position(|&x| x == h);
+    match cmd {
+        0 => sib.first().copied().unwrap_or(0),
+        1 => sib.last().copied().unwrap_or(0),
+        2 => at.and_then(|i| sib.get(i + 1)).copied().unwrap_or(0),
+        3 => at.filter(|&i| i > 0).map_or(0, |i| sib[i - 1]),
+        4 => {
+            if w.is_child() {
+                0
+            } else {
+                w.owner
+            }
+        }
+        5 => w.children.first().copied().unwrap_or(0),
+        6 => 0,
+        _ => {
+            env.last_error = 87;
+            0
+        }
+    }
+}
+
+/// GetAncestor: GA_PARENT 1 (the desktop window for a top-level one),
+/// GA_ROOT 2 (the top-level window), GA_ROOTOWNER 3 (then its owners).
+fn ancestor(env: &mut Env, h: u32, flags: u32) -> u32 {
+    let d = desk(env);
+    let Some(w) = d.win(h) else { return 0 };
+    match flags {
+        1 => {
+            if w.is_child() {
+                w.parent
+            } else {
+                DESKTOP_HWND
+            }
+        }
+        2 | 3 => {
+            let mut r = d.top_level(h);
+            if flags == 3 {
+                for _ in 0..64 {
+                    match d
+                        .win(r)
+                        .map(|w| w.owner)
+                        .filter(|&o| o != 0 && d.win(o).is_some())
+                    {
+                        Some(o) => r = o,
+                        None => break,
+                    }
+                }
+            }
+            r
+        }
+        _ => 0,
+    }
+}
+
+/// FindWindow(Ex): the first window after `after` among `parent`'s
+/// children (0 or the desktop: the top-level windows) whose class (name or
+/// atom) and title match the ones given.
+fn find_window(env: &mut Env, parent: u32, after: u32, class: u32, title: u32, wide: bool) -> u32 {
+    let cls = (class != 0).then(|| res_name(env, class, wide));
+    let ttl = (title != 0).then(|| read_str(&env.mem, title, -1, wide).unwrap_or_default());
+    let d = desk(env);
+    let list = if parent == 0 || parent == DESKTOP_HWND {
+        d.top.clone()
+    } else {
+        d.win(parent)
+            .map(|w| w.children.clone())
+            .unwrap_or_default()
+    };
+    let start = if after == 0 {
+        0
+    } else {
+        match list.iter().position(|&x| x == after) {
+            Some(i) => i + 1,
+            None => return 0,
+        }
+    };
+    let found = list[start..].iter().copied().find(|&h| {
+        let Some(w) = d.win(h) else { return false };
+        let Some(c) = d.classes.get(w.class) else {
+            return false;
+        };
+        let class_ok = match &cls {
+            None => true,
+            Some(ResId::Id(a)) => c.atom == *a,
+            Some(ResId::Name(n)) => c.name == crate::desktop::upper(&units(n)),
+        };
+        class_ok && ttl.as_ref().is_none_or(|t| *t == w.title)
+    });
+    if found.is_none() {
+        env.last_error = 1400; // ERROR_INVALID_WINDOW_HANDLE, as Windows reports a miss
+    }
+    found.unwrap_or(0)
+}
+
+/// EnumDisplayDevices: adapter 0 is the screen (DISPLAY_DEVICE: cb,
+/// DeviceName[32], DeviceString[128], StateFlags, DeviceID[128],
+/// DeviceKey[128], in A or W characters); a monitor under it likewise.
+fn display_device(env: &mut Env, dev: u32, i: u32, dd: u32, wide: bool) -> bool {
+    if i != 0 {
+        return false;
+    }
+    let c = if wide { 2 } else { 1 };
+    let (name, string) = if dev == 0 {
+        ("\\\\.\\DISPLAY1", "mainemu display")
+    } else {
+        ("\\\\.\\DISPLAY1\\Monitor0", "mainemu monitor")
+    };
+    let m = &mut env.mem;
+    gs::write_str(m, dd + 4, 32, &units(name), wide);
+    gs::write_str(m, dd + 4 + 32 * c, 128, &units(string), wide);
+    // DISPLAY_DEVICE_ATTACHED_TO_DESKTOP | DISPLAY_DEVICE_PRIMARY_DEVICE (adapters).
+    let flags = if dev == 0 { 5 } else { 3 };
+    m.poke_u32(dd + 4 + 160 * c, flags);
+    gs::write_str(m, dd + 8 + 160 * c, 128, &[], wide);
+    gs::write_str(m, dd + 8 + 288 * c, 128, &[], wide);
+    true
+}
+
+/// CharToOem / OemToChar (and the Buff forms over `n` characters): the
+/// ANSI code page is 1252 and the OEM one is modelled as Latin-1 (as
+/// kernel32's code pages are); a character the target lacks becomes `?`.
+/// The W forms take (CharToOem) or give (OemToChar) UTF-16.
+fn oem_convert(env: &mut Env, s: u32, d: u32, n: Option<u32>, to_oem: bool, wide: bool) -> bool {
+    if s == 0 || d == 0 {
+        return false;
+    }
+    let src_wide = wide && to_oem;
+    let len = n.map_or(-1, |n| n.min(1 << 20) as i32);
+    let Some(u) = read_str(&env.mem, s, len, src_wide) else {
+        return false;
+    };
+    let ansi_to_wide = super::kernel32::codepage::ansi_to_wide;
+    let out: Vec<u16> = u
+        .iter()
+        .map(|&c| {
+            if to_oem {
+                let w = if src_wide { c } else { ansi_to_wide(c as u8) };
+                if w < 256 {
+                    w
+                } else {
+                    b'?' as u16
+                }
+            } else if wide {
+                c
+            } else {
+                (0..=255u16)
+                    .find(|&b| ansi_to_wide(b as u8) == c)
+                    .unwrap_or(b'?' as u16)
+            }
+        })
+        .collect();
+    let dst_wide = wide && !to_oem;
+    let size = if dst_wide { 2 } else { 1 };
+    let mut b = Vec::with_capacity(out.len() * size + size);
+    for &c in &out {
+        if dst_wide {
+            b.extend(c.to_le_bytes());
+        } else {
+            b.push(c as u8);
+        }
+    }
+    if n.is_none() {
+        b.extend(std::iter::repeat_n(0, size));
+    }
+    env.mem.poke(d, &b).is_some()
+}
+
+/// DrawState: DST_TEXT and DST_PREFIXTEXT draw the string (length 0: up to
+/// its NUL) in the rectangle, DSS_DISABLED embossed (highlight then shadow
+/// one pixel up-left); DST_COMPLEX calls the program's function with
+/// (hdc, lData, wData, cx, cy); icons and bitmaps are not drawn (they are
+/// not modelled), which still succeeds.
+#[allow(clippy::too_many_arguments)]
+fn draw_state(
+    env: &mut Env,
+    hdc: u32,
+    func: u32,
+    l: u32,
+    w: u32,
+    (x, y, cx, cy): (i32, i32, i32, i32),
+    flags: u32,
+    wide: bool,
+) -> Ret {
+    match flags & 0xF {
+        0 => {
+            if func == 0 {
+                return Ret::Value(0);
+            }
+            Ret::call(func, vec![hdc, l, w, cx as u32, cy as u32], |_, r| {
+                Ret::Value(r)
+            })
+        }
+        1 | 2 => {
+            if l == 0 {
+                return Ret::Value(0);
+            }
+            let n = if w == 0 { -1 } else { w as i32 };
+            let t = read_str(&env.mem, l, n, wide).unwrap_or_default();
+            let fmt = if flags & 0xF == 1 {
+                0x800 | 0x100
+            } else {
+                0x100
+            };
+            let at = scratch(env, 16);
+            let draw = |env: &mut Env, dx: i32, color: Option<u32>| {
+                let old = color.and_then(|c| {
+                    let dc = env.desktop.gdi.dc_mut(hdc)?;
+                    Some(std::mem::replace(&mut dc.s.text_color, c))
+                });
+                write_rect(
+                    &mut env.mem,
+                    at,
+                    Rect::new(x + dx, y + dx, x + dx + cx.max(0), y + dx + cy.max(0)),
+                );
+                draw_text(env, hdc, &t, at, fmt);
+                if let (Some(o), Some(dc)) = (old, env.desktop.gdi.dc_mut(hdc)) {
+                    dc.s.text_color = o;
+                }
+            };
+            if flags & 0x20 != 0 {
+                // DSS_DISABLED
+                draw(
+                    env,
+                    1,
+                    Some(metrics::sys_color(metrics::color::BTNHIGHLIGHT)),
+                );
+                draw(env, 0, Some(metrics::sys_color(metrics::color::BTNSHADOW)));
+            } else {
+                draw(env, 0, None);
+            }
+            scratch_release(env, 16);
+            Ret::Value(1)
+        }
+        _ => Ret::Value(1),
+    }
+}
+
+/// GetClipboardFormatName: the name behind a string atom of the session
+/// table (0xC000 and up), which class names and registered window messages
+/// share with clipboard formats; 0 for anything else (predefined formats
+/// have no name).
+fn atom_name(env: &mut Env, id: u32, buf: u32, n: i32, wide: bool) -> u32 {
+    let d = desk(env);
+    let name = d
+        .classes
+        .iter()
+        .find(|c| c.atom as u32 == id && id >= 0xC000 && c.name != [0])
+        .map(|c| c.given.clone())
+        .or_else(|| {
+            id.checked_sub(0xC100)
+                .and_then(|i| d.registered.get(i as usize).cloned())
+        });
+    match name {
+        Some(t) if n > 0 => gs::write_str(&mut env.mem, buf, n as u32, &t, wide),
+        _ => {
+            env.last_error = 87;
+            0
+        }
+    }
+}
+
+/// LoadImage: bitmaps from the module's resources; icons and cursors as
+/// handles of the requested size (their pixels are not modelled).
+fn load_image(env: &mut Env, inst: u32, name: u32, kind: u32, cx: i32, cy: i32, wide: bool) -> u32 {
+    match kind {
+        0 => {
+            let n = res_name(env, name, wide);
+            load_bitmap(env, inst, &n)
+        }
+        1 => desk(env).add_object(UserObject::Icon {
+            width: if cx == 0 { 32 } else { cx },
+            height: if cy == 0 { 32 } else { cy },
+        }),
+        2 => desk(env).add_object(UserObject::Cursor),
+        _ => 0,
+    }
+}
+
+/// ChangeDisplaySettings: DISP_CHANGE_SUCCESSFUL (0) for NULL or the
+/// current mode (the fields dmFields names among bits, width, height,
+/// frequency), DISP_CHANGE_BADMODE (-2) for any other.
+fn change_display(env: &mut Env, dm: u32, wide: bool) -> i32 {
+    if dm == 0 {
+        return 0;
+    }
+    let o = if wide { 64 } else { 0 };
+    let r = |k: u32| env.mem.peek_u32(dm + k).unwrap_or(0);
+    let fields = r(40 + if wide { 32 } else { 0 });
+    let s = &env.desktop.gdi.screen;
+    let want = [
+        (0x4_0000, r(104 + o), 32),
+        (0x8_0000, r(108 + o), s.width as u32),
+        (0x10_0000, r(112 + o), s.height as u32),
+        (0x40_0000, r(120 + o), 60),
+    ];
+    if want
+        .iter()
+        .all(|&(bit, v, cur)| fields & bit == 0 || v == cur || bit == 0x40_0000 && v <= 1)
+    {
+        0
+    } else {
+        -2
+    }
+}
+
+/// A property name: an atom (`#n`) or the upper-cased string.
+fn prop_key(env: &Env, name: u32, wide: bool) -> Vec<u16> {
+    if name < 0x1_0000 {
+        return units(&format!("#{name}"));
+    }
+    crate::desktop::upper(&read_str(&env.mem, name, -1, wide).unwrap_or_default())
+}
+
+/// SetProp (value Some: 1 when set) or GetProp (None: the value, 0 when absent).
+fn set_prop(env: &mut Env, h: u32, name: u32, value: Option<u32>, wide: bool) -> u32 {
+    let key = prop_key(env, name, wide);
+    let Some(w) = desk(env).win_mut(h) else {
+        return 0;
+    };
+    let at = w.props.iter().position(|p| p.0 == key);
+    match (value, at) {
+        (None, Some(i)) => w.props[i].1,
+        (None, None) => 0,
+        (Some(v), Some(i)) => {
+            w.props[i].1 = v;
+            1
+        }
+        (Some(v), None) => {
+            w.props.push((key, v));
+            1
+        }
+    }
+}
+
+fn remove_prop(env: &mut Env, h: u32, name: u32, wide: bool) -> u32 {
+    let key = prop_key(env, name, wide);
+    let Some(w) = desk(env).win_mut(h) else {
+        return 0;
+    };
+    match w.props.iter().position(|p| p.0 == key) {
+        Some(i) => w.props.remove(i).1,
+        None => 0,
+    }
+}
+
 /// One UTF-16 unit's simple case mapping (unchanged when it has none or it
 /// maps to more than one unit).
 fn map_w(u: u16, upper: bool) -> u16 {
@@ -1473,6 +2171,7 @@ fn is_char(u: u32, test: fn(char) -> bool) -> bool {
 }
 
 crate::dll! { "user32.dll";
+    @also super::dialog::DLL;
     stdcall fn RegisterClassW(env, wc: u32) -> u32 { register_class(env, wc, false, true) }
     stdcall fn GetClassInfoA(env, _inst: u32, name: u32, out: u32) -> u32 { get_class_info(env, name, out, false, false) }
     stdcall fn GetClassInfoW(env, _inst: u32, name: u32, out: u32) -> u32 { get_class_info(env, name, out, false, true) }
@@ -1481,7 +2180,7 @@ crate::dll! { "user32.dll";
     stdcall fn RegisterClassA(env, wc: u32) -> u32 { register_class(env, wc, false, false) }
     stdcall fn RegisterClassExW(env, wc: u32) -> u32 { register_class(env, wc, true, true) }
     stdcall fn RegisterClassExA(env, wc: u32) -> u32 { register_class(env, wc, true, false) }
-    stdcall fn UnregisterClassW(env, name: u32, inst: u32) -> bool { true }
+    stdcall fn UnregisterClassW(env, name: u32, inst: u32) -> bool { unregister_class(env, name, inst, true) }
     stdcall fn CreateWindowExW(env, ex: u32, class: u32, title: u32, style: u32, x: i32, y: i32, w: i32, h: i32, parent: u32, menu: u32, inst: u32, param: u32) -> Ret {
         create_window(env, ex, class, title, style, x, y, w, h, parent, menu, inst, param, true)
     }
@@ -1505,10 +2204,6 @@ crate::dll! { "user32.dll";
         show_window(env, h, cmd, Box::new(move |_| Ret::Value(was as u32)))
     }
     stdcall fn UpdateWindow(env, h: u32) -> Ret { update_window(env, h) }
-    // No modeless dialogs are modelled: nothing is a dialog message (the
-    // caller translates and dispatches it itself).
-    stdcall fn IsDialogMessageW(env, _dlg: u32, _msg: u32) -> bool { false }
-    stdcall fn IsDialogMessageA(env, _dlg: u32, _msg: u32) -> bool { false }
     stdcall fn GetMessageW(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { get_message(env, msg, h, min, max) }
     stdcall fn GetMessageA(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { get_message(env, msg, h, min, max) }
     stdcall fn PeekMessageW(env, msg: u32, h: u32, min: u32, max: u32, flags: u32) -> bool { peek_message(env, msg, h, min, max, flags) }
@@ -1685,6 +2380,17 @@ crate::dll! { "user32.dll";
         let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, true).unwrap_or_default();
         draw_text(env, hdc, &t, r, fmt)
     }
+    // DrawTextEx: DrawText's formats; the DRAWTEXTPARAMS margins and tab length are not applied.
+    stdcall fn DrawTextExA(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32, params: u32) -> i32 {
+        let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, false).unwrap_or_default();
+        draw_text(env, hdc, &t, r, fmt)
+    }
+    stdcall fn DrawTextExW(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32, params: u32) -> i32 {
+        let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, true).unwrap_or_default();
+        draw_text(env, hdc, &t, r, fmt)
+    }
+    stdcall fn EnumDisplaySettingsA(env, dev: u32, mode: i32, dm: u32) -> bool { display_settings(env, mode, dm, false) }
+    stdcall fn EnumDisplaySettingsW(env, dev: u32, mode: i32, dm: u32) -> bool { display_settings(env, mode, dm, true) }
     stdcall fn DrawTextA(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32) -> i32 {
         let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, false).unwrap_or_default();
         draw_text(env, hdc, &t, r, fmt)
@@ -1724,6 +2430,115 @@ crate::dll! { "user32.dll";
     stdcall fn GetWindowLongA(env, h: u32, i: i32) -> u32 { window_long(env, h, i) }
     stdcall fn SetWindowLongW(env, h: u32, i: i32, v: u32) -> u32 { set_window_long(env, h, i, v) }
     stdcall fn SetWindowLongA(env, h: u32, i: i32, v: u32) -> u32 { set_window_long(env, h, i, v) }
+    stdcall fn UnregisterClassA(env, name: u32, inst: u32) -> bool { unregister_class(env, name, inst, false) }
+    stdcall fn GetScrollPos(env, h: u32, bar: i32) -> i32 { scroll(env, h, bar).map_or(0, |s| s.3) }
+    stdcall fn SetScrollPos(env, h: u32, bar: i32, pos: i32, redraw: bool) -> i32 {
+        let Some((min, max, page, old)) = scroll(env, h, bar) else { return 0 };
+        set_scroll(env, h, bar, (min, max, page, pos));
+        old
+    }
+    stdcall fn GetScrollRange(env, h: u32, bar: i32, min: u32, max: u32) -> bool {
+        let s = scroll(env, h, bar).unwrap_or_default();
+        env.mem.poke_u32(min, s.0 as u32);
+        env.mem.poke_u32(max, s.1 as u32);
+        true
+    }
+    stdcall fn SetScrollRange(env, h: u32, bar: i32, min: i32, max: i32, redraw: bool) -> bool {
+        let Some((_, _, page, pos)) = scroll(env, h, bar) else { return false };
+        set_scroll(env, h, bar, (min, max, page, pos));
+        true
+    }
+    stdcall fn GetScrollInfo(env, h: u32, bar: i32, si: u32) -> bool { scroll_info(env, h, bar, si, false) != 0 }
+    stdcall fn SetScrollInfo(env, h: u32, bar: i32, si: u32, redraw: bool) -> i32 { scroll_info(env, h, bar, si, true) as i32 }
+    // Scroll bars are not drawn: showing and enabling them changes nothing visible.
+    stdcall fn ShowScrollBar(env, h: u32, bar: i32, show: bool) -> bool { desk(env).win(h).is_some() }
+    stdcall fn EnableScrollBar(env, h: u32, bar: u32, arrows: u32) -> bool { desk(env).win(h).is_some() }
+    stdcall fn GetTabbedTextExtentA(env, hdc: u32, s: u32, n: i32, ntabs: i32, tabs: u32) -> u32 { tabbed_extent(env, hdc, s, n, ntabs, tabs, false) }
+    stdcall fn GetTabbedTextExtentW(env, hdc: u32, s: u32, n: i32, ntabs: i32, tabs: u32) -> u32 { tabbed_extent(env, hdc, s, n, ntabs, tabs, true) }
+    stdcall fn GetClassNameA(env, h: u32, buf: u32, n: i32) -> u32 { class_name(env, h, buf, n, false) }
+    stdcall fn GetClassNameW(env, h: u32, buf: u32, n: i32) -> u32 { class_name(env, h, buf, n, true) }
+    stdcall fn GetWindow(env, h: u32, cmd: u32) -> u32 { get_window(env, h, cmd) }
+    stdcall fn GetAncestor(env, h: u32, flags: u32) -> u32 { ancestor(env, h, flags) }
+    stdcall fn FindWindowA(env, class: u32, title: u32) -> u32 { find_window(env, 0, 0, class, title, false) }
+    stdcall fn FindWindowW(env, class: u32, title: u32) -> u32 { find_window(env, 0, 0, class, title, true) }
+    stdcall fn FindWindowExA(env, parent: u32, after: u32, class: u32, title: u32) -> u32 { find_window(env, parent, after, class, title, false) }
+    stdcall fn FindWindowExW(env, parent: u32, after: u32, class: u32, title: u32) -> u32 { find_window(env, parent, after, class, title, true) }
+    stdcall fn GetWindowPlacement(env, h: u32, wp: u32) -> bool {
+        let Some(w) = desk(env).win(h).cloned() else { env.last_error = 1400; return false };
+        let (ox, oy) = parent_origin(env, h);
+        let r = w.rect.offset(-ox, -oy);
+        let vals = [44u32, 0, if w.visible() { 1 } else { 0 }, u32::MAX, u32::MAX, u32::MAX, u32::MAX];
+        for (k, v) in vals.into_iter().enumerate() { env.mem.poke_u32(wp + 4 * k as u32, v); }
+        write_rect(&mut env.mem, wp + 28, r)
+    }
+    stdcall fn GetUpdateRgn(env, h: u32, rgn: u32, erase: bool) -> i32 {
+        let Some(u) = desk(env).win(h).map(|w| w.update.clone()) else { return 0 };
+        let kind = match u.rects.len() { 0 => 1, 1 => 2, _ => 3 }; // NULLREGION, SIMPLEREGION, COMPLEXREGION
+        match env.desktop.gdi.get_mut(rgn) { Some(crate::gdi::Object::Region(r)) => { *r = u; kind } _ => 0 }
+    }
+    stdcall fn EnumDisplaySettingsExA(env, dev: u32, mode: i32, dm: u32, flags: u32) -> bool { display_settings(env, mode, dm, false) }
+    stdcall fn EnumDisplaySettingsExW(env, dev: u32, mode: i32, dm: u32, flags: u32) -> bool { display_settings(env, mode, dm, true) }
+    stdcall fn EnumDisplayDevicesA(env, dev: u32, i: u32, dd: u32, flags: u32) -> bool { display_device(env, dev, i, dd, false) }
+    stdcall fn EnumDisplayDevicesW(env, dev: u32, i: u32, dd: u32, flags: u32) -> bool { display_device(env, dev, i, dd, true) }
+    // One monitor, the screen: the callback once with its rectangle.
+    stdcall fn EnumDisplayMonitors(env, hdc: u32, clip: u32, proc_: u32, lp: u32) -> Ret {
+        let r = desk(env).screen_rect();
+        let at = scratch(env, 16);
+        write_rect(&mut env.mem, at, r);
+        Ret::call(proc_, vec![0x0001_0001, hdc, at, lp], |env, _| { scratch_release(env, 16); Ret::Value(1) })
+    }
+    stdcall fn CharToOemA(env, s: u32, d: u32) -> bool { oem_convert(env, s, d, None, true, false) }
+    stdcall fn CharToOemW(env, s: u32, d: u32) -> bool { oem_convert(env, s, d, None, true, true) }
+    stdcall fn CharToOemBuffA(env, s: u32, d: u32, n: u32) -> bool { oem_convert(env, s, d, Some(n), true, false) }
+    stdcall fn CharToOemBuffW(env, s: u32, d: u32, n: u32) -> bool { oem_convert(env, s, d, Some(n), true, true) }
+    stdcall fn OemToCharA(env, s: u32, d: u32) -> bool { oem_convert(env, s, d, None, false, false) }
+    stdcall fn OemToCharW(env, s: u32, d: u32) -> bool { oem_convert(env, s, d, None, false, true) }
+    stdcall fn OemToCharBuffA(env, s: u32, d: u32, n: u32) -> bool { oem_convert(env, s, d, Some(n), false, false) }
+    stdcall fn OemToCharBuffW(env, s: u32, d: u32, n: u32) -> bool { oem_convert(env, s, d, Some(n), false, true) }
+    stdcall fn DrawStateA(env, hdc: u32, br: u32, f: u32, l: u32, w: u32, x: i32, y: i32, cx: i32, cy: i32, flags: u32) -> Ret { draw_state(env, hdc, f, l, w, (x, y, cx, cy), flags, false) }
+    stdcall fn DrawStateW(env, hdc: u32, br: u32, f: u32, l: u32, w: u32, x: i32, y: i32, cx: i32, cy: i32, flags: u32) -> Ret { draw_state(env, hdc, f, l, w, (x, y, cx, cy), flags, true) }
+    stdcall fn GetClipboardFormatNameA(env, id: u32, buf: u32, n: i32) -> u32 { atom_name(env, id, buf, n, false) }
+    stdcall fn GetClipboardFormatNameW(env, id: u32, buf: u32, n: i32) -> u32 { atom_name(env, id, buf, n, true) }
+    // GetIconInfo: icons keep only their size, so the masks and colours are blank bitmaps of it.
+    stdcall fn GetIconInfo(env, h: u32, out: u32) -> bool {
+        let (icon, w, hh) = match desk(env).objects.get(&h) {
+            Some(UserObject::Icon { width, height }) => (true, *width, *height),
+            Some(UserObject::Cursor) => (false, 32, 32),
+            _ => { env.last_error = 1402; return false; } // ERROR_INVALID_CURSOR_HANDLE
+        };
+        let bits = |bpp| crate::gdi::Object::Bitmap(crate::gdi::BitmapObj::ddb(crate::gdi::bits::Bits::new(w, hh, bpp)));
+        let mask = env.desktop.gdi.add(bits(1));
+        let color = env.desktop.gdi.add(bits(32));
+        let hot = if icon { (w / 2, hh / 2) } else { (0, 0) };
+        for (k, v) in [icon as u32, hot.0 as u32, hot.1 as u32, mask, color].into_iter().enumerate() {
+            env.mem.poke_u32(out + 4 * k as u32, v);
+        }
+        true
+    }
+    // The screen's mode cannot change: NULL (back to the registry mode) or the current mode succeed, others are DISP_CHANGE_BADMODE.
+    stdcall fn ChangeDisplaySettingsA(env, dm: u32, flags: u32) -> i32 { change_display(env, dm, false) }
+    stdcall fn ChangeDisplaySettingsW(env, dm: u32, flags: u32) -> i32 { change_display(env, dm, true) }
+    stdcall fn ChangeDisplaySettingsExA(env, dev: u32, dm: u32, h: u32, flags: u32, lp: u32) -> i32 { change_display(env, dm, false) }
+    stdcall fn ChangeDisplaySettingsExW(env, dev: u32, dm: u32, h: u32, flags: u32, lp: u32) -> i32 { change_display(env, dm, true) }
+    stdcall fn GetClassLongA(env, h: u32, i: i32) -> u32 { class_long(env, h, i, None) }
+    stdcall fn SetClassLongA(env, h: u32, i: i32, v: u32) -> u32 { class_long(env, h, i, Some(v)) }
+    stdcall fn SetClassLongW(env, h: u32, i: i32, v: u32) -> u32 { class_long(env, h, i, Some(v)) }
+    stdcall fn IsWindowUnicode(env, h: u32) -> bool { desk(env).win(h).is_some_and(|w| w.wide) }
+    stdcall fn GetTopWindow(env, h: u32) -> u32 {
+        let d = desk(env);
+        if h == 0 || h == DESKTOP_HWND { d.top.first().copied().unwrap_or(0) } else { d.win(h).and_then(|w| w.children.first().copied()).unwrap_or(0) }
+    }
+    stdcall fn SetPropA(env, h: u32, name: u32, v: u32) -> bool { set_prop(env, h, name, Some(v), false) != 0 }
+    stdcall fn SetPropW(env, h: u32, name: u32, v: u32) -> bool { set_prop(env, h, name, Some(v), true) != 0 }
+    stdcall fn GetPropA(env, h: u32, name: u32) -> u32 { set_prop(env, h, name, None, false) }
+    stdcall fn GetPropW(env, h: u32, name: u32) -> u32 { set_prop(env, h, name, None, true) }
+    stdcall fn RemovePropA(env, h: u32, name: u32) -> u32 { remove_prop(env, h, name, false) }
+    stdcall fn RemovePropW(env, h: u32, name: u32) -> u32 { remove_prop(env, h, name, true) }
+    // Hooks are kept (so Unhook succeeds) but never called: no hook chain is modelled.
+    stdcall fn SetWindowsHookExA(env, id: i32, proc_: u32, inst: u32, tid: u32) -> u32 { desk(env).add_object(UserObject::Hook { id, proc_ }) }
+    stdcall fn SetWindowsHookExW(env, id: i32, proc_: u32, inst: u32, tid: u32) -> u32 { desk(env).add_object(UserObject::Hook { id, proc_ }) }
+    stdcall fn UnhookWindowsHookEx(env, h: u32) -> bool { matches!(desk(env).objects.remove(&h), Some(UserObject::Hook { .. })) }
+    stdcall fn CallNextHookEx(env, h: u32, code: i32, wp: u32, lp: u32) -> u32 { 0 }
     stdcall fn GetClassLongW(env, h: u32, i: i32) -> u32 {
         let d = desk(env);
         let Some(c) = d.win(h).and_then(|w| d.classes.get(w.class)) else { return 0 };
@@ -1758,11 +2573,17 @@ crate::dll! { "user32.dll";
     stdcall fn LoadCursorA(env, inst: u32, name: u32) -> u32 { desk(env).add_object(UserObject::Cursor) }
     stdcall fn LoadIconW(env, inst: u32, name: u32) -> u32 { desk(env).add_object(UserObject::Icon { width: 32, height: 32 }) }
     stdcall fn LoadIconA(env, inst: u32, name: u32) -> u32 { desk(env).add_object(UserObject::Icon { width: 32, height: 32 }) }
-    stdcall fn LoadImageW(env, inst: u32, name: u32, kind: u32, cx: i32, cy: i32, flags: u32) -> u32 {
+    stdcall fn LoadImageW(env, inst: u32, name: u32, kind: u32, cx: i32, cy: i32, flags: u32) -> u32 { load_image(env, inst, name, kind, cx, cy, true) }
+    stdcall fn LoadImageA(env, inst: u32, name: u32, kind: u32, cx: i32, cy: i32, flags: u32) -> u32 { load_image(env, inst, name, kind, cx, cy, false) }
+    // CopyImage: a bitmap's pixels copied into a new bitmap; icons and cursors (sizes only here) as new handles.
+    stdcall fn CopyImage(env, h: u32, kind: u32, cx: i32, cy: i32, flags: u32) -> u32 {
         match kind {
-            0 => { let n = res_name(env, name, true); load_bitmap(env, inst, &n) }
-            1 => desk(env).add_object(UserObject::Icon { width: if cx == 0 { 32 } else { cx }, height: if cy == 0 { 32 } else { cy } }),
-            2 => desk(env).add_object(UserObject::Cursor),
+            0 => match env.desktop.gdi.get(h).cloned() { Some(o @ crate::gdi::Object::Bitmap(_)) => env.desktop.gdi.add(o), _ => 0 },
+            1 | 2 => match desk(env).objects.get(&h).cloned() {
+                Some(UserObject::Icon { width, height }) => desk(env).add_object(UserObject::Icon { width: if cx == 0 { width } else { cx }, height: if cy == 0 { height } else { cy } }),
+                Some(UserObject::Cursor) => desk(env).add_object(UserObject::Cursor),
+                _ => 0,
+            },
             _ => 0,
         }
     }
@@ -1787,8 +2608,48 @@ crate::dll! { "user32.dll";
     stdcall fn TranslateAcceleratorA(env, h: u32, acc: u32, msg: u32) -> Ret { translate_accel(env, h, acc, msg) }
     stdcall fn LoadMenuW(env, inst: u32, name: u32) -> u32 { let n = res_name(env, name, true); load_menu(env, inst, &n) }
     stdcall fn LoadMenuA(env, inst: u32, name: u32) -> u32 { let n = res_name(env, name, false); load_menu(env, inst, &n) }
-    // The clipboard is not modelled: it is always empty.
-    stdcall fn IsClipboardFormatAvailable(env, _format: u32) -> bool { false }
+    // The clipboard is this process's (no other program shares it): data
+    // handles are kept by format as given; CF_TEXT and CF_UNICODETEXT are
+    // not converted into each other.
+    stdcall fn IsClipboardFormatAvailable(env, format: u32) -> bool { desk(env).clipboard.iter().any(|c| c.0 == format) }
+    stdcall fn OpenClipboard(env, h: u32) -> bool {
+        let d = desk(env);
+        if d.clipboard_open.is_some_and(|o| o != h) { env.last_error = 5; return false; } // ERROR_ACCESS_DENIED
+        d.clipboard_open = Some(h);
+        true
+    }
+    stdcall fn CloseClipboard(env) -> bool {
+        let d = desk(env);
+        if d.clipboard_open.take().is_none() { env.last_error = 1418; return false; } // ERROR_CLIPBOARD_NOT_OPEN
+        true
+    }
+    stdcall fn EmptyClipboard(env) -> bool {
+        let d = desk(env);
+        let Some(h) = d.clipboard_open else { env.last_error = 1418; return false };
+        d.clipboard.clear();
+        d.clipboard_owner = h;
+        true
+    }
+    stdcall fn SetClipboardData(env, format: u32, data: u32) -> u32 {
+        let d = desk(env);
+        if d.clipboard_open.is_none() { env.last_error = 1418; return 0; }
+        d.clipboard.retain(|c| c.0 != format);
+        d.clipboard.push((format, data));
+        data
+    }
+    stdcall fn GetClipboardData(env, format: u32) -> u32 {
+        let d = desk(env);
+        if d.clipboard_open.is_none() { env.last_error = 1418; return 0; }
+        d.clipboard.iter().find(|c| c.0 == format).map_or(0, |c| c.1)
+    }
+    stdcall fn CountClipboardFormats(env) -> i32 { desk(env).clipboard.len() as i32 }
+    stdcall fn EnumClipboardFormats(env, format: u32) -> u32 {
+        let d = desk(env);
+        let i = if format == 0 { 0 } else { d.clipboard.iter().position(|c| c.0 == format).map_or(usize::MAX, |i| i + 1) };
+        d.clipboard.get(i).map_or(0, |c| c.0)
+    }
+    stdcall fn GetOpenClipboardWindow(env) -> u32 { desk(env).clipboard_open.unwrap_or(0) }
+    stdcall fn GetClipboardOwner(env) -> u32 { desk(env).clipboard_owner }
     stdcall fn GetMenu(env, h: u32) -> u32 { desk(env).win(h).map_or(0, |w| w.menu()) }
     stdcall fn SetMenu(env, h: u32, m: u32) -> bool {
         let Some(w) = desk(env).win_mut(h) else { return false };

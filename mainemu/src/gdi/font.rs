@@ -122,6 +122,12 @@ impl Face {
     pub fn char_width(&self) -> i32 {
         CELL_W * self.scale
     }
+    /// The average character width as Windows computes it for dialog base
+    /// units and GdiGetCharDimensions: the extent of "A".."Z" "a".."z",
+    /// `(cx / 26 + 1) / 2` (Microsoft KB 125681).
+    pub fn average_width(&self) -> i32 {
+        (self.width(52) / 26 + 1) / 2
+    }
     /// Width of `n` characters.
     pub fn width(&self, n: usize) -> i32 {
         self.char_width() * n as i32

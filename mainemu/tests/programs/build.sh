@@ -21,7 +21,7 @@ for p in hello cmdline heap fileio files crtio threads seh smc compute shell; do
   build $p.exe $cc -O1 -s -o "$out/$p.exe" "$src/$p.c"
 done
 # GUI programs (docs/mainemu-gui.md): console subsystem, so they print what they drew.
-for p in gdi_shapes gdi_bits gdi_text gdi_styles; do
+for p in gdi_shapes gdi_bits gdi_text gdi_styles dialog; do
   build $p.exe $cc -O1 -s -o "$out/$p.exe" "$src/$p.c" -lgdi32 -luser32
 done
 build gui_window.res.o i686-w64-mingw32-windres "$src/gui_window.rc" -o "$out/gui_window.res.o"
