@@ -103,12 +103,17 @@ fn run(
         h.finish()
     };
     // Leaving to a key nobody built, a fallback and a stop all mean "a
-    // driver continues at ip" (the end of the bytes shows as either).
+    // driver continues at ip" (the end of the bytes shows as either); so
+    // does a budget exit with the budget spent (CI seed found: a region
+    // leaving for a key nobody built exactly as the clock reached the
+    // limit, where the one-instruction chain stopped on its budget at the
+    // same ip, clock and state).
     let exit = match exit.reason {
         ExitReason::Fallback
         | ExitReason::Stop
         | ExitReason::Link { .. }
         | ExitReason::Indirect { .. } => format!("continue at {:#x}", exit.ip),
+        ExitReason::Budget if st.clock >= limit => format!("continue at {:#x}", exit.ip),
         r => format!("{r:?} at {:#x}", exit.ip),
     };
     format!(
