@@ -469,13 +469,14 @@ fn notepad_menu_closes() {
 /// counts (gdi32_brush 689 tests / 7 failures, gdi32_pen 907 / 0,
 /// user32_class 1123 / 350, user32_listbox 1123 / 467, user32_text 859 / 110,
 /// user32_wsprintf 58 / 0)
-/// or the current stop (10 rows: all but bitmap, edit and sysparams). The full table:
+/// or the current stop (9 rows: all but bitmap, dialog (20M since it reaches its
+/// summary), edit and sysparams). The full table:
 /// docs/mainemu-gui.md.
 #[test]
 fn wine_gui_tests_sample_under_l0_and_l1() {
     let Some((sampled, failures)) = common::wine_sample("wine-gui-tests.toml", 1_000_000) else {
         return;
     };
-    assert_eq!(sampled, 10, "the sample changed");
+    assert_eq!(sampled, 9, "the sample changed");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -514,11 +514,30 @@ fn create_items(
         ResId::Name(s) => s.encode_utf16().collect(),
         ResId::Id(_) => Vec::new(),
     };
+    // An ordinal title reaches WM_NCCREATE as Windows shows it: lpszName
+    // points at 0xFFFF and the ordinal (W) or 0xFF and the ordinal's two
+    // bytes (A), in a buffer freed once the control exists.
+    let ord_name = match &it.title {
+        ResId::Id(o) => {
+            let [lo, hi] = o.to_le_bytes();
+            let b: &[u8] = if wide {
+                &[0xFF, 0xFF, lo, hi, 0, 0]
+            } else {
+                &[0xFF, lo, hi, 0]
+            };
+            let a = env.alloc(b.len() as u32);
+            if a != 0 {
+                env.mem.poke(a, b);
+            }
+            a
+        }
+        ResId::Name(_) => 0,
+    };
     let args = NewWindow {
         ex: it.ex_style | 0x4, // WS_EX_NOPARENTNOTIFY, as the dialog manager creates controls
         class: it.class.clone(),
         title,
-        cs_names: (0, 0),
+        cs_names: (0, ord_name),
         style: it.style | ws::CHILD,
         pos: (x, y, w, h),
         parent: dlg,
@@ -535,6 +554,10 @@ fn create_items(
         env,
         args,
         Box::new(move |env, c| {
+            if ord_name != 0 {
+                let h = env.process_heap;
+                env.with_heap(h, |heap, _| heap.free(ord_name));
+            }
             if c == 0 && !nofail {
                 let name = match &it.class {
                     ResId::Name(s) => s.clone(),

@@ -37,6 +37,9 @@ pub struct Resource {
     /// RVA and size of the data.
     pub data_rva: u32,
     pub size: u32,
+    /// RVA of its IMAGE_RESOURCE_DATA_ENTRY (what FindResource's HRSRC
+    /// points at).
+    pub entry_rva: u32,
 }
 
 /// Every resource, in directory order.
@@ -108,6 +111,7 @@ pub fn walk_image(img: &[u8], rva: u32) -> Result<Vec<Resource>, PeError> {
                     lang,
                     data_rva,
                     size,
+                    entry_rva: leaf as u32,
                 });
                 if out.len() > 100_000 {
                     return Err(PeError("more than 100000 resources".into()));
@@ -431,12 +435,15 @@ pub fn accelerators(d: &[u8]) -> Result<Vec<Accel>, PeError> {
 /// Finds a resource by type and name, in the language [`lang_rank`] prefers.
 pub fn find<'a>(list: &'a [Resource], kind: &ResId, name: &ResId) -> Option<&'a Resource> {
     list.iter()
-        .filter(|r| {
-            &r.kind == kind
-                && match (&r.name, name) {
-                    (ResId::Name(a), ResId::Name(b)) => a.eq_ignore_ascii_case(b),
-                    (a, b) => a == b,
-                }
-        })
+        .filter(|r| same(&r.kind, kind) && same(&r.name, name))
         .min_by_key(|r| lang_rank(r.lang))
+}
+
+/// Resource type or name equality as Windows has it: string forms
+/// case-insensitive (ASCII).
+pub fn same(a: &ResId, b: &ResId) -> bool {
+    match (a, b) {
+        (ResId::Name(a), ResId::Name(b)) => a.eq_ignore_ascii_case(b),
+        (a, b) => a == b,
+    }
 }

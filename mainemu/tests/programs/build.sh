@@ -28,4 +28,6 @@ build gui_window.res.o i686-w64-mingw32-windres "$src/gui_window.rc" -o "$out/gu
 build gui_window.exe $cc -O1 -s -o "$out/gui_window.exe" "$src/gui_window.c" "$out/gui_window.res.o" -lgdi32 -luser32
 build testdll.res.o i686-w64-mingw32-windres "$src/testdll.rc" -o "$out/testdll.res.o"
 build testdll.dll $cc -O1 -s -shared -o "$out/testdll.dll" "$src/testdll.c" "$src/testdll.def" "$out/testdll.res.o" -Wl,--out-implib,"$out/libtestdll.a"
+build resources.res.o i686-w64-mingw32-windres "$src/resources.rc" -o "$out/resources.res.o"
+build resources.exe $cc -O1 -s -o "$out/resources.exe" "$src/resources.c" "$out/resources.res.o"
 build usedll.exe $cc -O1 -s -o "$out/usedll.exe" "$src/usedll.c" "$out/libtestdll.a"

@@ -18,6 +18,7 @@ pub mod mapping;
 pub mod nls;
 pub mod pipe;
 pub mod profile;
+pub mod resource;
 pub mod sync;
 pub mod system;
 pub mod time;
@@ -136,6 +137,7 @@ crate::dll! { "kernel32.dll";
     @also volume::DLL;
     @also profile::DLL;
     @also pipe::DLL;
+    @also resource::DLL;
     stdcall fn GetLastError(env) -> u32 { env.last_error }
     stdcall fn GetCommandLineA(env) -> u32 { env.cmdline_a }
     stdcall fn GetCommandLineW(env) -> u32 { env.cmdline_w }
