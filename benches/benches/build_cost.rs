@@ -98,7 +98,7 @@ fn uop_build(code: &Code, passes: PassSet, arena: &mut E1Arena, install: bool) -
         );
         if let Some(p) = line.program {
             let p = optimize(&p, passes);
-            if std::hint::black_box(install) && arena.install(&p).is_err() {
+            if install && arena.install(&p).is_err() {
                 arena.clear();
                 arena.install(&p).expect("a line fits an empty arena");
             }

@@ -9,8 +9,8 @@
 //! folds them), budget tails and single-step mode. Code the lowering does not
 //! model (protected mode, V86, 32-bit code, real mode with other segment
 //! limits) runs on a whole L1 engine of its own (`pm_l1`, its protected-mode
-//! blocks): the two share the machine's code-write log and each learns of
-//! the other's stores through an epoch (see `run_on_l1`).
+//! blocks): the two share the machine's code-write log, and each learns of
+//! the other's unlogged stores through an epoch (see `run_on_l1`).
 //!
 //! Owns the drive loop, the site table (code key → µop program, L1 fallback
 //! instruction, L1 spin block, uncached), inline builds (a new line ends
@@ -74,8 +74,8 @@ pub const REGION: RegionLimits = RegionLimits {
 pub const HMA_REACH: u32 = 0x10_0000 - 0x1_0000 - 16;
 
 /// Most dispatches one slice of device-window code runs on the arm's L1
-/// engine before the driver looks again (each hand-over back costs a check
-/// of every program entered afterwards against memory).
+/// engine before the driver looks again (each slice after the driver ran
+/// moves L1's epoch: its blocks are compared with memory on next entry).
 pub const DEVICE_SLICE: u64 = 4096;
 
 /// A region only takes lines within this many bytes of its head (and looks
@@ -784,21 +784,26 @@ impl OnlyNaive {
     /// (host services, and guest stores already handled): retire what they
     /// hit.
     fn absorb_logged_writes(&mut self, m: &mut Machine) {
-        let w = m.mem.take_code_writes();
-        if w.is_empty() {
-            return;
+        let w = self.retire_logged_writes(m);
+        // The log is the machine's, not the driver's: `pm_l1` hears of
+        // every write in it too.
+        if let Some(l1) = self.pm_l1.as_mut() {
+            l1.absorb_writes(m, &w);
         }
+    }
+
+    /// Takes the machine's code-write log and retires the driver's code
+    /// it hit (not `pm_l1`'s: after a logged slice the log holds L1's own
+    /// stores, which its monitor has handled). Returns the log.
+    fn retire_logged_writes(&mut self, m: &mut Machine) -> Vec<u32> {
+        let w = m.mem.take_code_writes();
         for &p in &w {
             if self.code.test(p) {
                 let (n, _) = self.retire(p, p + 1);
                 self.c.host_retired += n;
             }
         }
-        // The log is the machine's, not the driver's: `pm_l1` hears of
-        // every write in it too.
-        if let Some(l1) = self.pm_l1.as_mut() {
-            l1.absorb_writes(m, &w);
-        }
+        w
     }
 
     /// The A20 gate moved since the last real-mode run. Only code fetched
@@ -1659,7 +1664,7 @@ impl OnlyNaive {
                         self.c.device_dispatches += cpu.clock - before;
                         // L1's stores are in the log: the driver's code
                         // they hit goes before anything else runs.
-                        self.absorb_logged_writes(m);
+                        self.retire_logged_writes(m);
                         self.take_over_from_l1();
                         self.check_assumptions(cpu, m);
                         match x {
