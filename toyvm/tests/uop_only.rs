@@ -409,24 +409,31 @@ fn modeswap_stores_across_modes_are_seen() {
 /// window between calls by code the µop programs run. The µop arms run
 /// window code in slices on their own L1 engine (device blocks); a patch
 /// must reach that engine's blocks (its epoch: device blocks compared
-/// through the VGA's peek) before the routine runs again.
+/// through the VGA's peek) before the routine runs again. The window
+/// routine in turn patches a RAM routine the µop programs run: that store,
+/// made by L1 in a slice, must reach the driver through the log.
 #[test]
 fn vga_window_code_runs_in_l1_slices() {
     let p = com("vgacode", include_bytes!("l1_progs/vgacode.bin"));
     let budget = 400_000;
+    // BX, and DI: the sum of BL after each call, added by a RAM routine
+    // the window routine patches (sign-extended imm8).
     let bx = |s: &Session| {
         let ram = s.machine.mem.ram();
-        u16::from_le_bytes([ram[0x500], ram[0x501]])
+        (
+            u16::from_le_bytes([ram[0x500], ram[0x501]]),
+            u16::from_le_bytes([ram[0x502], ram[0x503]]),
+        )
     };
     let mut l0 = session(&p, "l0", budget);
     assert_eq!(l0.run(), &End::Exited { code: 0 });
-    assert_eq!(bx(&l0), 140, "l0: BX");
+    assert_eq!(bx(&l0), (140, 1816), "l0: BX, DI");
     for arm in UOP_ARMS.iter().chain(&["uop"]) {
         let (end, _, _) = lockstep_arm(&p, arm, budget, 997);
         assert_eq!(end, End::Exited { code: 0 }, "{arm}");
         let mut s = session(&p, arm, budget);
         s.run();
-        assert_eq!(bx(&s), 140, "{arm}: BX");
+        assert_eq!(bx(&s), (140, 1816), "{arm}: BX, DI");
         let ctr = s.counters().expect("counters");
         let n = |k: &str| ctr[k].as_u64().unwrap_or_else(|| panic!("{k}: {ctr}"));
         // A slice runs on past the routine into the loop (about 900

@@ -5,8 +5,13 @@
 ; window, run by µop programs, patches the routine's immediate through the
 ; window between calls. Mode 13h: the window reads back what was stored.
 ;
-; Expected (N = 40): BX = 1 + sum(b & 7, b = 2..40) = 140, stored at
-; physical 500h; exit code 0.
+; The window routine also stores BL into the immediate of `ramcode`, a
+; routine in ordinary RAM the µop programs run next: a store L1 makes in a
+; slice into the driver's code (the driver learns of it from the
+; machine's code-write log).
+;
+; Expected (N = 40): BX = 1 + sum(b & 7, b = 2..40) = 140 at physical
+; 500h; DI = the sum of (BX & 0FFh) after each call at 502h; exit code 0.
 ; nasm -f bin -o vgacode.bin vgacode.asm
 
 bits 16
@@ -25,6 +30,7 @@ start:
         cld
         rep movsb
         xor bx, bx
+        xor di, di
         mov bp, N
 .loop:
         call far [vfar]
@@ -35,17 +41,27 @@ start:
         mov ax, bp
         and al, 7
         mov [es:1000h + 2], al  ; the routine's immediate, in the window
+        call ramcode            ; patched by the window routine (run by
+                                ; the driver: slices end in the work loop)
         dec bp
         jnz .loop
         push 0
         pop es
         mov [es:500h], bx
+        mov [es:502h], di
         mov ax, 4C00h
         int 21h
 
 routine:
         add bx, byte 1
+        mov [ramimm], bl        ; window code patches RAM code (DS = PSP)
         retf
 routine_end:
 
 vfar:   dw 1000h, 0A000h
+
+        align 16
+ramcode:
+        add di, byte 0
+        ret
+ramimm  equ ramcode + 2
