@@ -2224,6 +2224,7 @@ crate::dll! { "user32.dll";
     stdcall fn PostMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, h, msg, wp, lp) }
     stdcall fn PostMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, h, msg, wp, lp) }
     stdcall fn PostThreadMessageW(env, tid: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, 0, msg, wp, lp) }
+    stdcall fn PostThreadMessageA(env, tid: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, 0, msg, wp, lp) }
     stdcall fn PostQuitMessage(env, code: u32) { desk(env).quit = Some(code); }
     stdcall fn SendMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, r| Ret::Value(r)) }
     stdcall fn SendMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, r| Ret::Value(r)) }
