@@ -1452,6 +1452,22 @@ crate::dll! { "gdi32.dll";
         r.offset(dx, dy);
         set_region(env, h, r)
     }
+    // RGNDATA: a 32-byte header (size, RDH_RECTANGLES, count, bytes of
+    // rectangles, bounds) then the rectangles; NULL asks for the size.
+    stdcall fn GetRegionData(env, h: u32, count: u32, out: u32) -> u32 {
+        let Some(r) = region(env, h) else { return 0 };
+        let need = 32 + 16 * r.rects.len() as u32;
+        if out == 0 { return need; }
+        if count < need { return 0; }
+        let mut v = Vec::with_capacity(need as usize);
+        let b = r.bounds();
+        for x in [32, 1, r.rects.len() as u32, 16 * r.rects.len() as u32] { v.extend(x.to_le_bytes()); }
+        for x in std::iter::once(b).chain(r.rects.iter().copied()) {
+            for c in [x.left, x.top, x.right, x.bottom] { v.extend(c.to_le_bytes()); }
+        }
+        if env.mem.poke(out, &v).is_none() { return 0; }
+        need
+    }
     stdcall fn GetRgnBox(env, h: u32, out: u32) -> u32 {
         let Some(r) = region(env, h) else { return 0 };
         write_rect(&mut env.mem, out, r.bounds());
