@@ -776,7 +776,10 @@ fn get_dib_bits(
     // header (depth 0: the bitmap's own format) or the colour table and
     // answers 1; planes are only checked when bits are written.
     let query = bits == 0 || lines == 0;
-    let ok = if query {
+    let ok = if bits == 0 {
+        // Depth 0 with no bits takes any compression.
+        hdr.format_ok() || hdr.rle() || bpp == 0
+    } else if lines == 0 {
         hdr.format_ok() || hdr.rle() || (bpp == 0 && !matches!(hdr.compression, BI_JPEG | BI_PNG))
     } else {
         hdr.format_ok() && hdr.planes != 0
