@@ -16,7 +16,7 @@
 //! input_files = { "lexer.re" = "../tests/programs/lexer.re" }   # copied (relative to this file; `@root/...`: to the program root)
 //! stdin = ""
 //! stdout = "..."                           # exact, when given
-//! exit = 0                                 # or unimplemented = "..." / stop = "..." (the report, exactly)
+//! exit = 0                                 # or unimplemented = "..." / stop = "..." (the report, exactly; "budget": ran out of it)
 //! dispatches = 1152769                     # exact, when given
 //! outputs = { "t.7z" = { sha1 = "02ff331c3b132fdb" }, "x7/in/a.txt" = { same_as = "in/a.txt" }, "o.txt" = "missing" }
 //! wine = { executed = 97, todo = 0, flaky = 0, failures = 16, skipped = 3 }   # Wine test summary, exact
@@ -82,7 +82,8 @@ pub struct Case {
     pub stop: Option<String>,
     pub dispatches: Option<u64>,
     /// This row's budget when it needs more than the manifest's (a test
-    /// that sleeps seconds of guest time).
+    /// that sleeps seconds of guest time), or less (a row expected to
+    /// spend it waiting: `stop = "budget"`).
     pub budget: Option<u64>,
     #[serde(default)]
     pub outputs: BTreeMap<String, Want>,
@@ -335,7 +336,10 @@ fn check(
         Ending::Exit { code } => c.exit == Some(*code),
         Ending::Unimplemented { report } => c.unimplemented.as_deref() == Some(report),
         Ending::Stop { report } => c.stop.as_deref() == Some(report),
-        Ending::Budget | Ending::Idle => false,
+        // A row that spends its budget waiting (a test polling for
+        // something mainemu does not model) expects `stop = "budget"`.
+        Ending::Budget => c.stop.as_deref() == Some("budget"),
+        Ending::Idle => false,
     };
     if !end_ok {
         bad.push(format!("ending {ending:?}"));

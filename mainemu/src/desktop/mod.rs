@@ -343,6 +343,14 @@ pub struct Desktop {
     pub clipboard_open: Option<u32>,
     pub clipboard_owner: u32,
     pub clipboard: Vec<(u32, u32)>,
+    /// SetClipboardViewer's window (the chain's head).
+    pub clipboard_viewer: u32,
+    /// GetQueueStatus: the QS_* bits it last reported (the "new" word is what came since).
+    pub queue_seen: u32,
+    /// When the blocked MsgWaitForMultipleObjects call began (guest clock).
+    pub msg_wait_start: Option<u64>,
+    /// GetSystemMenu's menus, by window.
+    pub system_menus: BTreeMap<u32, u32>,
 }
 
 impl Desktop {
@@ -386,6 +394,10 @@ impl Desktop {
             clipboard_open: None,
             clipboard_owner: 0,
             clipboard: Vec::new(),
+            clipboard_viewer: 0,
+            queue_seen: 0,
+            msg_wait_start: None,
+            system_menus: BTreeMap::new(),
         }
     }
 

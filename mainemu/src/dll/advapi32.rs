@@ -145,6 +145,7 @@ fn string_to_sd(env: &mut super::Env, s: u32, rev: u32, out: u32, size: u32, wid
 }
 
 crate::dll! { "advapi32.dll";
+    @also super::wincrypt::DLL;
     stdcall fn ConvertStringSecurityDescriptorToSecurityDescriptorA(env, s: u32, rev: u32, out: u32, size: u32) -> bool { string_to_sd(env, s, rev, out, size, false) }
     stdcall fn ConvertStringSecurityDescriptorToSecurityDescriptorW(env, s: u32, rev: u32, out: u32, size: u32) -> bool { string_to_sd(env, s, rev, out, size, true) }
     // One user, no impersonation levels to switch between.

@@ -35,6 +35,11 @@ pub struct EditText {
     /// A dialog asked WM_GETDLGCODE with a message: the control is in a
     /// dialog, so a multi-line edit passes Tab, Escape and Enter on to it.
     pub dialog_mode: bool,
+    /// EM_GETHANDLE/EM_SETHANDLE: the local memory block (process heap,
+    /// fixed, so the handle is the address) that holds the text while the
+    /// application may read and write it; every message reads the text
+    /// back from it first and writes a changed text into it after.
+    pub handle: Option<u32>,
 }
 
 impl EditText {
@@ -80,6 +85,8 @@ mod em {
     pub const CANUNDO: u32 = 0xC6;
     pub const EMPTYUNDOBUFFER: u32 = 0xCD;
     pub const GETLIMITTEXT: u32 = 0xD5;
+    pub const SETHANDLE: u32 = 0xBC;
+    pub const GETHANDLE: u32 = 0xBD;
     pub const SETMARGINS: u32 = 0xD3;
 }
 
@@ -124,9 +131,95 @@ fn changed_then(env: &mut Env, h: u32, result: u32) -> Ret {
     )
 }
 
+/// A kernel32 call's value (0 if it has none).
+fn k32(env: &mut Env, name: &str, args: &[u32]) -> u32 {
+    match crate::dll::kernel32::DLL.call(name, env, args) {
+        Ret::Value(v) => v,
+        _ => 0,
+    }
+}
+
+/// The text's bytes in a local buffer (NUL-terminated, the window's character size).
+fn text_bytes(t: &[u16], wide: bool) -> Vec<u8> {
+    let mut v = Vec::with_capacity(2 * t.len() + 2);
+    for &u in t.iter().chain(std::iter::once(&0)) {
+        if wide {
+            v.extend(u.to_le_bytes());
+        } else {
+            v.push(u as u8);
+        }
+    }
+    v
+}
+
+/// Stores the text into the control's local buffer, moving it to a larger
+/// block when it no longer fits (as LocalReAlloc of a moveable block would).
+fn store_handle(env: &mut Env, h: u32, wide: bool) {
+    let Some(s) = env.desktop.edits.get(&h) else {
+        return;
+    };
+    let (Some(mut a), b) = (s.handle, text_bytes(&s.text, wide)) else {
+        return;
+    };
+    if (k32(env, "LocalSize", &[a]) as usize) < b.len() {
+        a = k32(env, "LocalAlloc", &[0, b.len().max(64) as u32]);
+        if a == 0 {
+            return;
+        }
+        state(env, h).handle = Some(a);
+    }
+    env.mem.poke(a, &b);
+}
+
 fn edit_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
     let wide = env.desktop.win(h).is_some_and(|w| w.wide);
+    // The application may have written into the buffer EM_GETHANDLE gave it.
+    let before = match env.desktop.edits.get(&h).and_then(|s| s.handle) {
+        Some(a) if msg != wm::NCDESTROY => {
+            let t = read_str(&env.mem, a, -1, wide).unwrap_or_default();
+            state(env, h).text = t.clone();
+            Some(t)
+        }
+        _ => None,
+    };
+    let r = edit_message(env, h, msg, wp, lp, wide);
+    if let Some(t) = before {
+        if env.desktop.edits.get(&h).is_some_and(|s| s.text != t) {
+            store_handle(env, h, wide);
+        }
+    }
+    r
+}
+
+fn edit_message(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, wide: bool) -> Ret {
     match msg {
+        // Only a multi-line control hands out its buffer; the block is the
+        // process heap's (LocalAlloc, fixed: the handle is its address).
+        em::GETHANDLE if style(env, h) & ES_MULTILINE != 0 => {
+            if let Some(a) = state(env, h).handle {
+                return Ret::Value(a);
+            }
+            let n = text_bytes(&state(env, h).text, wide).len().max(64) as u32;
+            let a = k32(env, "LocalAlloc", &[0, n]);
+            if a != 0 {
+                state(env, h).handle = Some(a);
+                store_handle(env, h, wide);
+            }
+            Ret::Value(a)
+        }
+        em::GETHANDLE => Ret::Value(0),
+        em::SETHANDLE if style(env, h) & ES_MULTILINE != 0 => {
+            let t = read_str(&env.mem, wp, -1, wide).unwrap_or_default();
+            let s = state(env, h);
+            s.handle = (wp != 0).then_some(wp);
+            s.text = t;
+            s.caret = 0;
+            s.anchor = 0;
+            s.modified = false;
+            paint(env, h);
+            Ret::Value(0)
+        }
+        em::SETHANDLE => Ret::Value(0),
         wm::CREATE => {
             let t = env
                 .desktop

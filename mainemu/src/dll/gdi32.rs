@@ -72,6 +72,80 @@ fn bmi_bytes(env: &Env, a: u32) -> Option<Vec<u8>> {
     Some(hdr)
 }
 
+/// BI_JPEG and BI_PNG (pass-through compressions for printers).
+const BI_JPEG: u32 = 4;
+const BI_PNG: u32 = 5;
+
+/// The BITMAPINFOHEADER fields Windows' DIB functions check before they
+/// look at the rest (Wine's test_dib_formats, run on Windows, pins which
+/// function takes which combination).
+#[derive(Clone, Copy, Debug)]
+struct Hdr {
+    width: i32,
+    planes: u16,
+    bpp: u16,
+    compression: u32,
+    size_image: u32,
+}
+
+fn peek_hdr(env: &Env, a: u32) -> Option<Hdr> {
+    let size = env.mem.peek_u32(a)?;
+    let mut b = [0u8; 24];
+    let u16_at = |b: &[u8], o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+    let u32_at = |b: &[u8], o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+    if size == 12 {
+        env.mem.peek(a, &mut b[..12])?;
+        return Some(Hdr {
+            width: u16_at(&b, 4) as i16 as i32,
+            planes: u16_at(&b, 8),
+            bpp: u16_at(&b, 10),
+            compression: dib::BI_RGB,
+            size_image: 0,
+        });
+    }
+    env.mem.peek(a, &mut b)?;
+    Some(Hdr {
+        width: u32_at(&b, 4) as i32,
+        planes: u16_at(&b, 12),
+        bpp: u16_at(&b, 14),
+        compression: u32_at(&b, 16),
+        size_image: u32_at(&b, 20),
+    })
+}
+
+impl Hdr {
+    /// An uncompressed format: 1, 4, 8, 24 bpp BI_RGB; 16 and 32 bpp BI_RGB or BI_BITFIELDS.
+    fn format_ok(&self) -> bool {
+        match self.bpp {
+            1 | 4 | 8 | 24 => self.compression == dib::BI_RGB,
+            16 | 32 => matches!(self.compression, dib::BI_RGB | dib::BI_BITFIELDS),
+            _ => false,
+        }
+    }
+    /// RLE4 at 4 bpp or RLE8 at 8 bpp.
+    fn rle(&self) -> bool {
+        matches!(
+            (self.bpp, self.compression),
+            (4, dib::BI_RLE4) | (8, dib::BI_RLE8)
+        )
+    }
+    /// What SetDIBits, SetDIBitsToDevice and StretchDIBits take: an
+    /// uncompressed format with planes != 0, or RLE with its size given.
+    fn set_ok(&self) -> bool {
+        if self.rle() {
+            self.size_image != 0
+        } else {
+            self.format_ok() && self.planes != 0
+        }
+    }
+}
+
+/// A BI_BITFIELDS header whose masks have a zero (CreateDIBSection and
+/// SetDIBits refuse it; the other functions do not check).
+fn null_bitfields(info: &DibInfo) -> bool {
+    info.compression == dib::BI_BITFIELDS && info.masks.contains(&0)
+}
+
 /// Reads DIB pixel data for `info` from guest memory (`lines` rows, or all).
 fn read_bits(env: &Env, info: &DibInfo, a: u32) -> Option<Bits> {
     let n = match info.compression {
@@ -210,14 +284,27 @@ fn new_brush(
 }
 
 fn new_dib_section(env: &mut Env, hdc: u32, bmi: u32, usage: u32, ppv: u32) -> u32 {
-    let Some(info) = read_bmi(env, bmi, usage, hdc) else {
+    // Planes: 1, or any count whose product with the depth stays within 16;
+    // BI_BITFIELDS does not go with DIB_PAL_COLORS.
+    let hdr_ok = peek_hdr(env, bmi).is_some_and(|h| {
+        h.format_ok()
+            && h.planes != 0
+            && (h.planes == 1 || h.planes as u32 * h.bpp as u32 <= 16)
+            && !(h.compression == dib::BI_BITFIELDS && usage == DIB_PAL_COLORS)
+    });
+    let info = if hdr_ok {
+        read_bmi(env, bmi, usage, hdc)
+    } else {
+        None
+    };
+    let Some(info) = info.filter(|i| !null_bitfields(i)) else {
+        // A compressed DIB fails without an error code (Wine's test_dibsections).
+        if peek_hdr(env, bmi).is_some_and(|h| h.rle()) {
+            return 0;
+        }
         env.last_error = 87;
         return 0;
     };
-    if matches!(info.compression, dib::BI_RLE8 | dib::BI_RLE4) {
-        env.last_error = 87;
-        return 0;
-    }
     let size = info.image_bytes().max(1) as u32;
     let Ok(addr) = env
         .mem
@@ -338,7 +425,7 @@ pub fn ext_text_out(
             if let Some(r) = r {
                 let tr = t.dc.rect_to_target(r);
                 if opts & ETO_OPAQUE != 0 {
-                    let bk = t.bits.from_color(t.dc.bk_color);
+                    let bk = t.bk_px;
                     let mut c = crate::gdi::raster::Canvas {
                         bits: &mut t.bits,
                         clip: &t.clip,
@@ -681,9 +768,25 @@ fn get_dib_bits(
     let Some(size) = env.mem.peek_u32(bmi) else {
         return 0;
     };
-    let mut bc = [0u8; 2];
-    env.mem.peek(bmi + 14, &mut bc);
-    let bpp = u16::from_le_bytes(bc);
+    let Some(hdr) = peek_hdr(env, bmi) else {
+        return 0;
+    };
+    let bpp = hdr.bpp;
+    // With no bits to write (none, or 0 lines) GetDIBits fills in the
+    // header (depth 0: the bitmap's own format) or the colour table and
+    // answers 1; planes are only checked when bits are written.
+    let query = bits == 0 || lines == 0;
+    let ok = if bits == 0 {
+        // Depth 0 with no bits takes any compression.
+        hdr.format_ok() || hdr.rle() || bpp == 0
+    } else if lines == 0 {
+        hdr.format_ok() || hdr.rle() || (bpp == 0 && !matches!(hdr.compression, BI_JPEG | BI_PNG))
+    } else {
+        hdr.format_ok() && hdr.planes != 0
+    };
+    if !ok {
+        return 0;
+    }
     if bpp == 0 {
         // Fill in the bitmap's own format.
         let mut v = Vec::new();
@@ -725,7 +828,7 @@ fn get_dib_bits(
             }
             env.mem.poke(bmi + 40, &mm);
         }
-        return b.bits.height;
+        return 1;
     }
     let Some(mut info) = read_bmi(env, bmi, usage, hdc) else {
         return 0;
@@ -747,8 +850,8 @@ fn get_dib_bits(
     // Write the image size back.
     let img = (crate::gdi::bits::stride(b.bits.width, info.bpp) * b.bits.height as usize) as u32;
     env.mem.poke_u32(bmi + 20, img);
-    if bits == 0 {
-        return b.bits.height;
+    if query {
+        return 1;
     }
     let conv = dib::convert(&b.bits, &info);
     let start = start as usize;
@@ -808,7 +911,10 @@ fn set_dib_bits(
     bmi: u32,
     usage: u32,
 ) -> i32 {
-    let Some(info) = read_bmi(env, bmi, usage, hdc) else {
+    if !peek_hdr(env, bmi).is_some_and(|h| h.set_ok()) {
+        return 0;
+    }
+    let Some(info) = read_bmi(env, bmi, usage, hdc).filter(|i| !null_bitfields(i)) else {
         return 0;
     };
     let Some(src) = read_bits(env, &info, bits) else {
@@ -846,17 +952,31 @@ fn create_dib_bitmap(
     bmi: u32,
     usage: u32,
 ) -> u32 {
-    let Some(hinfo) = read_bmi(env, header, 0, hdc) else {
+    // No sanity checks but the compression (JPEG/PNG fail) and a negative
+    // width: the header only gives the size (Wine's test_dib_formats).
+    let Some(hdr) = peek_hdr(env, header) else {
         return 0;
     };
+    if hdr.width < 0 || matches!(hdr.compression, BI_JPEG | BI_PNG) {
+        return 0;
+    }
+    let height = if env.mem.peek_u32(header) == Some(12) {
+        let mut b = [0u8; 2];
+        env.mem.peek(header + 6, &mut b);
+        i16::from_le_bytes(b) as i32
+    } else {
+        env.mem.peek_u32(header + 8).unwrap_or(0) as i32
+    };
+    let (w, h) = (hdr.width, height.saturating_abs());
     let g = gdi(env);
     let mono = g
         .dc(hdc)
         .filter(|d| d.memory)
         .and_then(|d| g.bitmap(d.bitmap))
         .is_some_and(|b| b.mono);
-    let (w, h) = (hinfo.width, hinfo.height);
-    let hbm = if mono || hdc == 0 && hinfo.bpp == 1 {
+    let hbm = if w == 0 || h == 0 {
+        gdi(env).stock(crate::gdi::stock::DEFAULT_BITMAP)
+    } else if mono || hdc == 0 {
         gdi(env).add(Object::Bitmap(BitmapObj::ddb(Bits::new(w, h, 1))))
     } else {
         gdi(env).add(Object::Bitmap(BitmapObj::ddb(screen_bits(w, h))))
@@ -952,6 +1072,17 @@ crate::dll! { "gdi32.dll";
     stdcall fn CreateHalftonePalette(env, _hdc: u32) -> u32 { gdi(env).add(Object::Palette(default_palette(8))) }
     // Right-to-left layouts are not modelled: every DC keeps layout 0
     // (left to right), the value SetLayout reports as the previous one.
+    // Bounds accumulation is not kept: SetBoundsRect reports it was reset
+    // and disabled (DCB_RESET | DCB_DISABLE), GetBoundsRect an empty
+    // rectangle (DCB_RESET).
+    stdcall fn SetBoundsRect(env, hdc: u32, r: u32, flags: u32) -> u32 { if gdi(env).dc(hdc).is_some() { 1 | 8 } else { 0 } }
+    stdcall fn GetBoundsRect(env, hdc: u32, r: u32, flags: u32) -> u32 {
+        if gdi(env).dc(hdc).is_none() || r == 0 { return 0; }
+        write_rect(&mut env.mem, r, Rect::new(0, 0, 0, 0));
+        1
+    }
+    // No ICM colour space is ever selected (Wine's gdiobj test then skips its colour space checks).
+    stdcall fn GetColorSpace(env, hdc: u32) -> u32 { if gdi(env).dc(hdc).is_some() { 0 } else { env.fail(6, 0) } }
     stdcall fn GetLayout(env, hdc: u32) -> u32 { if gdi(env).dc(hdc).is_some() { 0 } else { GDI_ERROR } }
     stdcall fn SetLayout(env, hdc: u32, _layout: u32) -> u32 { if gdi(env).dc(hdc).is_some() { 0 } else { GDI_ERROR } }
     stdcall fn CreateBitmapIndirect(env, bm: u32) -> u32 {
@@ -1029,6 +1160,7 @@ crate::dll! { "gdi32.dll";
         set_dib_bits(env, hdc, hbm, start, lines, bits, bmi, usage)
     }
     stdcall fn SetDIBitsToDevice(env, hdc: u32, x: i32, y: i32, w: u32, h: u32, sx: i32, sy: i32, start: u32, lines: u32, bits: u32, bmi: u32, usage: u32) -> i32 {
+        if !peek_hdr(env, bmi).is_some_and(|h| h.set_ok()) { return 0; }
         let Some(info) = read_bmi(env, bmi, usage, hdc) else { return 0 };
         // The bits hold scan lines start..start+lines of the DIB.
         let mut part = info.clone();
@@ -1041,6 +1173,7 @@ crate::dll! { "gdi32.dll";
         if g.draw_bits(m, hdc, (x, y, w, h), &src, (sx, top, w, h), 0xCC) { lines as i32 } else { 0 }
     }
     stdcall fn StretchDIBits(env, hdc: u32, x: i32, y: i32, w: i32, h: i32, sx: i32, sy: i32, sw: i32, sh: i32, bits: u32, bmi: u32, usage: u32, rop: u32) -> i32 {
+        if !peek_hdr(env, bmi).is_some_and(|h| h.set_ok()) { return 0; }
         let Some(info) = read_bmi(env, bmi, usage, hdc) else { return 0 };
         let Some(src) = read_bits(env, &info, bits) else { return 0 };
         // (sx, sy) is the source's lower-left corner for bottom-up DIBs.
@@ -1121,9 +1254,10 @@ crate::dll! { "gdi32.dll";
             _ => 0,
         }
     }
-    stdcall fn SetBkColor(env, hdc: u32, c: u32) -> u32 { dc_set(env, hdc, CLR_INVALID, |s| &mut s.bk_color, c & 0xFF_FFFF) }
+    // Kept as given (PALETTEINDEX, DIBINDEX): drawing resolves them (`Gdi::pixel_of`).
+    stdcall fn SetBkColor(env, hdc: u32, c: u32) -> u32 { dc_set(env, hdc, CLR_INVALID, |s| &mut s.bk_color, c) }
     stdcall fn GetBkColor(env, hdc: u32) -> u32 { dc_get(env, hdc, CLR_INVALID, |s| s.bk_color) }
-    stdcall fn SetTextColor(env, hdc: u32, c: u32) -> u32 { dc_set(env, hdc, CLR_INVALID, |s| &mut s.text_color, c & 0xFF_FFFF) }
+    stdcall fn SetTextColor(env, hdc: u32, c: u32) -> u32 { dc_set(env, hdc, CLR_INVALID, |s| &mut s.text_color, c) }
     stdcall fn GetTextColor(env, hdc: u32) -> u32 { dc_get(env, hdc, CLR_INVALID, |s| s.text_color) }
     stdcall fn SetBkMode(env, hdc: u32, m: u32) -> u32 {
         if !(1..=2).contains(&m) { return 0; }
@@ -1261,13 +1395,18 @@ crate::dll! { "gdi32.dll";
     }
     stdcall fn SetPixel(env, hdc: u32, x: i32, y: i32, c: u32) -> u32 {
         let (g, m) = parts(env);
-        g.draw(m, hdc, |t| {
-            let (tx, ty) = t.pt(x, y);
-            if !t.clip.contains(tx, ty) || !t.bits.contains(tx, ty) { return CLR_INVALID; }
-            let v = t.bits.from_color(c & 0xFF_FFFF);
+        let Some(mut t) = g.begin(m, hdc) else { return CLR_INVALID };
+        let (tx, ty) = t.pt(x, y);
+        let r = if !t.clip.contains(tx, ty) || !t.bits.contains(tx, ty) {
+            CLR_INVALID
+        } else {
+            // The colour the pixel got: the nearest the target shows.
+            let v = g.pixel_of(&t.dc, &t.bits, c, false);
             t.bits.set(tx, ty, v);
             t.bits.to_color(v)
-        }).unwrap_or(CLR_INVALID)
+        };
+        g.end(m, t);
+        r
     }
     stdcall fn SetPixelV(env, hdc: u32, x: i32, y: i32, c: u32) -> bool {
         DLL.call("SetPixel", env, &[hdc, x as u32, y as u32, c]).value() != CLR_INVALID
@@ -1315,6 +1454,22 @@ crate::dll! { "gdi32.dll";
         let Some(mut r) = region(env, h) else { return 0 };
         r.offset(dx, dy);
         set_region(env, h, r)
+    }
+    // RGNDATA: a 32-byte header (size, RDH_RECTANGLES, count, bytes of
+    // rectangles, bounds) then the rectangles; NULL asks for the size.
+    stdcall fn GetRegionData(env, h: u32, count: u32, out: u32) -> u32 {
+        let Some(r) = region(env, h) else { return 0 };
+        let need = 32 + 16 * r.rects.len() as u32;
+        if out == 0 { return need; }
+        if count < need { return 0; }
+        let mut v = Vec::with_capacity(need as usize);
+        let b = r.bounds();
+        for x in [32, 1, r.rects.len() as u32, 16 * r.rects.len() as u32] { v.extend(x.to_le_bytes()); }
+        for x in std::iter::once(b).chain(r.rects.iter().copied()) {
+            for c in [x.left, x.top, x.right, x.bottom] { v.extend(c.to_le_bytes()); }
+        }
+        if env.mem.poke(out, &v).is_none() { return 0; }
+        need
     }
     stdcall fn GetRgnBox(env, h: u32, out: u32) -> u32 {
         let Some(r) = region(env, h) else { return 0 };
@@ -1463,7 +1618,14 @@ crate::dll! { "gdi32.dll";
         k
     }
     stdcall fn GetSystemPaletteEntries(env, hdc: u32, start: u32, n: u32, out: u32) -> u32 { 0 }
-    stdcall fn GetNearestColor(env, hdc: u32, c: u32) -> u32 { c & 0xFF_FFFF }
+    stdcall fn GetNearestColor(env, hdc: u32, c: u32) -> u32 {
+        // What the DC's target shows for `c` (black or white on a monochrome bitmap).
+        let (g, m) = parts(env);
+        let Some(t) = g.begin(m, hdc) else { return CLR_INVALID };
+        let r = g.nearest_color(&t.dc, &t.bits, c);
+        g.end(m, t);
+        r
+    }
     stdcall fn GetNearestPaletteIndex(env, h: u32, c: u32) -> u32 {
         match gdi(env).get(h) { Some(Object::Palette(p)) => crate::gdi::bits::nearest(p, c), _ => CLR_INVALID }
     }

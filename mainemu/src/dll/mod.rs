@@ -71,6 +71,7 @@ pub mod edit;
 pub mod filedlg;
 pub mod gdi32;
 pub mod gui_structs;
+pub mod imm32;
 pub mod kernel32;
 pub mod menu;
 pub mod msvcrt;
@@ -85,6 +86,7 @@ pub mod ucrtbase;
 pub mod user32;
 pub mod uxtheme;
 pub mod vcruntime140;
+pub mod wincrypt;
 
 /// How arguments are cleaned up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -358,6 +360,7 @@ pub static DLLS: &[&DllDecl] = &[
     &shell32::DLL,
     &shlwapi::DLL,
     &uxtheme::DLL,
+    &imm32::DLL,
 ];
 
 /// What an import resolves to.

@@ -2224,7 +2224,117 @@ crate::dll! { "user32.dll";
     stdcall fn PostMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, h, msg, wp, lp) }
     stdcall fn PostMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, h, msg, wp, lp) }
     stdcall fn PostThreadMessageW(env, tid: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, 0, msg, wp, lp) }
+    stdcall fn PostThreadMessageA(env, tid: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, 0, msg, wp, lp) }
     stdcall fn PostQuitMessage(env, code: u32) { desk(env).quit = Some(code); }
+    // One thread's queue, so a sent message is never from another thread.
+    stdcall fn InSendMessage(env) -> bool { false }
+    stdcall fn InSendMessageEx(env, _r: u32) -> u32 { 0 }
+    stdcall fn ReplyMessage(env, _r: u32) -> bool { false }
+    // The target is always this thread's window: the procedure runs now,
+    // so the timeout never passes; the result goes to `*result`.
+    stdcall fn SendMessageTimeoutA(env, h: u32, msg: u32, wp: u32, lp: u32, flags: u32, timeout: u32, result: u32) -> Ret {
+        send(env, h, msg, wp, lp, move |env, r| { if result != 0 { env.mem.poke_u32(result, r); } Ret::Value(1) })
+    }
+    stdcall fn SendNotifyMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, _| Ret::Value(1)) }
+    stdcall fn SendNotifyMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, _| Ret::Value(1)) }
+    // Same thread: the procedure runs, then the callback gets (hwnd, msg, data, result).
+    stdcall fn SendMessageCallbackA(env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret { send_callback(env, h, msg, wp, lp, cb, data) }
+    stdcall fn SendMessageCallbackW(env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret { send_callback(env, h, msg, wp, lp, cb, data) }
+    stdcall fn GetQueueStatus(env, flags: u32) -> u32 { queue_status(env, flags) }
+    stdcall fn MsgWaitForMultipleObjects(env, n: u32, handles: u32, all: u32, timeout: u32, mask: u32) -> Ret { msg_wait(env, n, handles, all != 0, timeout) }
+    stdcall fn MsgWaitForMultipleObjectsEx(env, n: u32, handles: u32, timeout: u32, mask: u32, flags: u32) -> Ret { msg_wait(env, n, handles, flags & 1 != 0, timeout) }
+    // One keyboard layout (US English); every thread already shares one input queue.
+    stdcall fn GetKeyboardLayout(env, _tid: u32) -> u32 { HKL_US }
+    stdcall fn ActivateKeyboardLayout(env, _hkl: u32, _flags: u32) -> u32 { HKL_US }
+    stdcall fn LoadKeyboardLayoutA(env, _name: u32, _flags: u32) -> u32 { HKL_US }
+    stdcall fn LoadKeyboardLayoutW(env, _name: u32, _flags: u32) -> u32 { HKL_US }
+    stdcall fn UnloadKeyboardLayout(env, _hkl: u32) -> bool { true }
+    stdcall fn AttachThreadInput(env, _a: u32, _b: u32, _attach: u32) -> bool { true }
+    stdcall fn SetKeyboardState(env, inp: u32) -> bool {
+        let mut k = [0u8; 256];
+        if env.mem.peek(inp, &mut k).is_none() { return false; }
+        desk(env).keys = k;
+        true
+    }
+    // Hot keys never fire (no key reaches the system); registering succeeds.
+    stdcall fn RegisterHotKey(env, _h: u32, _id: u32, _mods: u32, _vk: u32) -> bool { true }
+    stdcall fn UnregisterHotKey(env, _h: u32, _id: u32) -> bool { true }
+    stdcall fn WaitForInputIdle(env, _process: u32, _ms: u32) -> u32 { 0 }
+    // DeferWindowPos moves at once (the positions are the same at the end).
+    stdcall fn BeginDeferWindowPos(env, _n: i32) -> u32 { HDWP }
+    stdcall fn DeferWindowPos(env, hdwp: u32, h: u32, after: u32, x: i32, y: i32, cx: i32, cy: i32, flags: u32) -> Ret {
+        if hdwp != HDWP { return Ret::Value(0); }
+        then_value(set_window_pos(env, h, x, y, cx, cy, flags), HDWP)
+    }
+    stdcall fn EndDeferWindowPos(env, hdwp: u32) -> bool { hdwp == HDWP }
+    stdcall fn SetParent(env, h: u32, parent: u32) -> u32 { set_parent(env, h, parent) }
+    // The window keeps its rectangle (regions do not clip windows here); the system owns the region.
+    stdcall fn SetWindowRgn(env, h: u32, rgn: u32, _redraw: u32) -> i32 {
+        if desk(env).win(h).is_none() { return 0; }
+        if rgn != 0 { let (g, m) = (&mut env.desktop.gdi, &mut env.mem); g.delete(m, rgn); }
+        1
+    }
+    stdcall fn ValidateRgn(env, h: u32, rgn: u32) -> bool {
+        let r = match env.desktop.gdi.get(rgn) { Some(crate::gdi::Object::Region(r)) => Some(r.clone()), _ => None };
+        if let Some(w) = desk(env).win_mut(h) {
+            match r { None => w.update = Region::empty(), Some(r) => w.update = w.update.combine(&r, Op::Diff) }
+        }
+        true
+    }
+    // Scrolling repaints: the whole client area is invalidated.
+    stdcall fn ScrollWindow(env, h: u32, dx: i32, dy: i32, r: u32, clip: u32) -> bool { desk(env).invalidate(h, None, true); true }
+    stdcall fn ScrollWindowEx(env, h: u32, dx: i32, dy: i32, r: u32, clip: u32, rgn: u32, upd: u32, flags: u32) -> i32 {
+        desk(env).invalidate(h, None, flags & 4 != 0);
+        if upd != 0 { write_rect(&mut env.mem, upd, Rect::default()); }
+        2
+    }
+    stdcall fn DestroyAcceleratorTable(env, h: u32) -> bool { matches!(desk(env).objects.remove(&h), Some(UserObject::Accel(_))) }
+    stdcall fn CreateIconIndirect(env, info: u32) -> u32 {
+        // ICONINFO: fIcon, hotspot, mask bitmap, colour bitmap; the icon keeps the mask's size.
+        let mask = env.mem.peek_u32(info + 12).unwrap_or(0);
+        let color = env.mem.peek_u32(info + 16).unwrap_or(0);
+        let bm = env.desktop.gdi.bitmap(if color != 0 { color } else { mask }).map(|b| (b.bits.width, b.bits.height));
+        let Some((w, mut hh)) = bm else { env.last_error = 87; return 0 };
+        if color == 0 { hh /= 2; }
+        desk(env).add_object(UserObject::Icon { width: w, height: hh })
+    }
+    // The clipboard viewer chain: one viewer, kept; no WM_DRAWCLIPBOARD is sent.
+    stdcall fn SetClipboardViewer(env, h: u32) -> u32 { std::mem::replace(&mut desk(env).clipboard_viewer, h) }
+    stdcall fn GetClipboardViewer(env) -> u32 { desk(env).clipboard_viewer }
+    stdcall fn ChangeClipboardChain(env, h: u32, next: u32) -> bool {
+        let d = desk(env);
+        if d.clipboard_viewer == h { d.clipboard_viewer = next; }
+        true
+    }
+    stdcall fn DefFrameProcA(env, h: u32, client: u32, msg: u32, wp: u32, lp: u32) -> Ret { def_window_proc(env, h, msg, wp, lp, false) }
+    stdcall fn DefMDIChildProcA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { def_window_proc(env, h, msg, wp, lp, false) }
+    // No menu is ever tracked modally outside the menu bar: nothing to end, nothing chosen.
+    stdcall fn EndMenu(env) -> bool { true }
+    stdcall fn TrackPopupMenu(env, m: u32, flags: u32, x: i32, y: i32, _r: i32, h: u32, _rc: u32) -> bool { false }
+    stdcall fn GetMenuItemID(env, m: u32, pos: i32) -> u32 {
+        desk(env).menus.get(&m).and_then(|x| x.items.get(pos.max(0) as usize)).map_or(u32::MAX, |e| if e.sub != 0 { u32::MAX } else { e.id })
+    }
+    stdcall fn GetMenuInfo(env, m: u32, out: u32) -> bool {
+        // MENUINFO past cbSize and fMask: style, cyMax, background brush, help id, data: all 0.
+        if !desk(env).menus.contains_key(&m) { env.last_error = 1401; return false; }
+        env.mem.poke(out + 8, &[0u8; 20]);
+        true
+    }
+    stdcall fn SetMenuInfo(env, m: u32, _inp: u32) -> bool { desk(env).menus.contains_key(&m) }
+    stdcall fn GetSystemMenu(env, h: u32, revert: u32) -> u32 {
+        if desk(env).win(h).is_none_or(|w| w.style & 0x0008_0000 == 0) { return 0; }
+        if let Some(&m) = desk(env).system_menus.get(&h) { return if revert != 0 { 0 } else { m }; }
+        let m = desk(env).add_menu(Default::default());
+        desk(env).system_menus.insert(h, m);
+        if revert != 0 { 0 } else { m }
+    }
+    stdcall fn AppendMenuA(env, m: u32, flags: u32, id: u32, text: u32) -> bool { insert_menu(env, m, u32::MAX, flags | 0x400, id, text, false) }
+    stdcall fn InsertMenuA(env, m: u32, pos: u32, flags: u32, id: u32, text: u32) -> bool { insert_menu(env, m, pos, flags, id, text, false) }
+    stdcall fn InsertMenuW(env, m: u32, pos: u32, flags: u32, id: u32, text: u32) -> bool { insert_menu(env, m, pos, flags, id, text, true) }
+    // Synthesized input goes to the queue as the scripted input does.
+    stdcall fn keybd_event(env, vk: u32, scan: u32, flags: u32, _extra: u32) { synth_key(env, vk as u8, scan as u8, flags & 2 != 0) }
+    stdcall fn mouse_event(env, flags: u32, dx: u32, dy: u32, data: u32, _extra: u32) { synth_mouse(env, flags, dx as i32, dy as i32) }
+    stdcall fn SendInput(env, n: u32, inputs: u32, size: u32) -> u32 { send_input(env, n, inputs, size) }
     stdcall fn SendMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, r| Ret::Value(r)) }
     stdcall fn SendMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, r| Ret::Value(r)) }
     stdcall fn GetMessageTime(env) -> u32 { Desktop::ms(env.clock) }
@@ -2763,6 +2873,267 @@ crate::dll! { "user32.dll";
     cdecl fn wsprintfW(env, buf: u32, f: u32) -> i32 { let out = fmt_w(env, f, env.arg_base + 8); store(env, buf, &out[..out.len().min(WSPRINTF_MAX as usize)], Bound::None) }
     stdcall fn wvsprintfA(env, buf: u32, f: u32, va: u32) -> i32 { let out = fmt_a(env, f, va); store(env, buf, &out[..out.len().min(WSPRINTF_MAX as usize)], Bound::None) }
     stdcall fn wvsprintfW(env, buf: u32, f: u32, va: u32) -> i32 { let out = fmt_w(env, f, va); store(env, buf, &out[..out.len().min(WSPRINTF_MAX as usize)], Bound::None) }
+}
+
+/// The one keyboard layout: US English.
+const HKL_US: u32 = 0x0409_0409;
+/// BeginDeferWindowPos's handle (each DeferWindowPos moves at once).
+const HDWP: u32 = 0x00DE_F001;
+
+/// `r`, with its final value replaced by `v` (after any guest calls it makes).
+fn then_value(r: Ret, v: u32) -> Ret {
+    match r {
+        Ret::Value(_) => Ret::Value(v),
+        Ret::Call(mut g) => {
+            let then = g.then;
+            g.then = Box::new(move |env, x| then_value(then(env, x), v));
+            Ret::Call(g)
+        }
+        other => other,
+    }
+}
+
+fn send_callback(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret {
+    send(env, h, msg, wp, lp, move |_, r| {
+        if cb == 0 {
+            return Ret::Value(1);
+        }
+        Ret::call(cb, vec![h, msg, data, r], |_, _| Ret::Value(1))
+    })
+}
+
+/// GetQueueStatus: what the queue holds (QS_* bits) in the low word, what
+/// arrived since the last call in the high word, both masked by `flags`.
+fn queue_status(env: &mut Env, flags: u32) -> u32 {
+    let clock = env.clock;
+    let d = desk(env);
+    d.deliver_input(clock);
+    let mut now = 0;
+    for m in &d.queue {
+        now |= match m.message {
+            0x100..=0x109 => 1, // QS_KEY
+            0x200 => 2,         // QS_MOUSEMOVE
+            0x201..=0x20E => 4, // QS_MOUSEBUTTON
+            wm::TIMER => 0x10,  // QS_TIMER
+            _ => 8,             // QS_POSTMESSAGE
+        };
+    }
+    if d.timers.iter().any(|t| t.due <= clock) {
+        now |= 0x10;
+    }
+    if d.paint_due().is_some() {
+        now |= 0x20;
+    }
+    let new = now & !d.queue_seen;
+    d.queue_seen = now;
+    ((new & flags) << 16) | (now & flags)
+}
+
+/// MsgWaitForMultipleObjects(Ex): an object signaled (kernel32's wait
+/// with no timeout), else input in the queue (`n`), else WAIT_TIMEOUT
+/// once `timeout` ms of guest time passed since the call began.
+fn msg_wait(env: &mut Env, n: u32, handles: u32, all: bool, timeout: u32) -> Ret {
+    const WAIT_TIMEOUT: u32 = 0x102;
+    if n > 0 {
+        let r = crate::dll::kernel32::DLL.call(
+            "WaitForMultipleObjects",
+            env,
+            &[n, handles, all as u32, 0],
+        );
+        if let Ret::Value(v) = r {
+            if v != WAIT_TIMEOUT {
+                desk(env).msg_wait_start = None;
+                return Ret::Value(v);
+            }
+        }
+    }
+    let clock = env.clock;
+    let retrying = env.retrying;
+    let d = desk(env);
+    d.deliver_input(clock);
+    if !d.queue.is_empty()
+        || d.quit.is_some()
+        || d.paint_due().is_some()
+        || d.timers.iter().any(|t| t.due <= clock)
+    {
+        d.msg_wait_start = None;
+        return Ret::Value(n);
+    }
+    if timeout == 0 {
+        return Ret::Value(WAIT_TIMEOUT);
+    }
+    let start = match d.msg_wait_start {
+        Some(s) if retrying => s,
+        _ => clock,
+    };
+    d.msg_wait_start = Some(start);
+    let end = (timeout != u32::MAX)
+        .then(|| start + timeout as u64 * (crate::dll::DISPATCHES_PER_SECOND / 1000));
+    if end.is_some_and(|e| clock >= e) {
+        d.msg_wait_start = None;
+        return Ret::Value(WAIT_TIMEOUT);
+    }
+    // Objects are polled every guest millisecond (another thread may signal them).
+    let poll = (n > 0).then(|| clock + crate::dll::DISPATCHES_PER_SECOND / 1000);
+    let deadline = [d.next_event(), end, poll].into_iter().flatten().min();
+    Ret::Block { deadline }
+}
+
+/// SetParent: the window moves under `parent` (0: the desktop) keeping its
+/// screen position; answers the old parent.
+fn set_parent(env: &mut Env, h: u32, parent: u32) -> u32 {
+    let d = desk(env);
+    let Some(old) = d.win(h).map(|w| w.parent) else {
+        env.last_error = 1400;
+        return 0;
+    };
+    if parent != 0 && d.win(parent).is_none() {
+        env.last_error = 1400;
+        return 0;
+    }
+    if let Some(p) = d.win_mut(old) {
+        p.children.retain(|&c| c != h);
+    }
+    d.top.retain(|&c| c != h);
+    if parent == 0 {
+        d.top.insert(0, h);
+    } else if let Some(p) = d.win_mut(parent) {
+        p.children.push(h);
+    }
+    if let Some(w) = d.win_mut(h) {
+        w.parent = parent;
+    }
+    old
+}
+
+/// InsertMenu/AppendMenu: `pos` is a position with MF_BYPOSITION (0x400),
+/// else the command id of the item to insert before (the end if none).
+fn insert_menu(
+    env: &mut Env,
+    m: u32,
+    pos: u32,
+    flags: u32,
+    id: u32,
+    text: u32,
+    wide: bool,
+) -> bool {
+    let t = if flags & 0x900 == 0 && text != 0 {
+        read_str(&env.mem, text, -1, wide).unwrap_or_default()
+    } else {
+        vec![]
+    };
+    let popup = flags & 0x10 != 0;
+    let Some(menu) = desk(env).menus.get_mut(&m) else {
+        env.last_error = 1401;
+        return false;
+    };
+    let at = if flags & 0x400 != 0 {
+        (pos as usize).min(menu.items.len())
+    } else {
+        menu.items
+            .iter()
+            .position(|e| e.sub == 0 && e.id == pos)
+            .unwrap_or(menu.items.len())
+    };
+    let e = crate::desktop::MenuEntry {
+        flags: flags & !0x400,
+        id: if popup { 0 } else { id },
+        text: t,
+        sub: if popup { id } else { 0 },
+    };
+    menu.items.insert(at, e);
+    true
+}
+
+/// keybd_event: WM_KEYDOWN/WM_KEYUP (WM_SYSKEY* with Alt down) to the focus window.
+fn synth_key(env: &mut Env, vk: u8, scan: u8, up: bool) {
+    let d = desk(env);
+    let alt = d.keys[0x12] & 0x80 != 0 && vk != 0x12;
+    let was = d.keys[vk as usize] & 0x80 != 0;
+    let msg = match (up, alt) {
+        (false, false) => wm::KEYDOWN,
+        (true, false) => wm::KEYUP,
+        (false, true) => 0x104,
+        (true, true) => 0x105,
+    };
+    if up {
+        d.keys[vk as usize] &= !0x80;
+    } else {
+        d.keys[vk as usize] = (d.keys[vk as usize] | 0x80) ^ if was { 0 } else { 1 };
+    }
+    let lp = 1 | (scan as u32) << 16 | (was as u32) << 30 | if up { 0xC000_0000 } else { 0 };
+    let focus = d.focus;
+    post(env, focus, msg, vk as u32, lp);
+}
+
+/// mouse_event: moves (MOUSEEVENTF_MOVE, absolute in 0..65535 or relative)
+/// and button messages to the window under the cursor (or the capture).
+fn synth_mouse(env: &mut Env, flags: u32, dx: i32, dy: i32) {
+    let (w, h) = (env.desktop.gdi.screen.width, env.desktop.gdi.screen.height);
+    let d = desk(env);
+    if flags & 1 != 0 {
+        d.cursor = if flags & 0x8000 != 0 {
+            (dx * w / 65536, dy * h / 65536)
+        } else {
+            (d.cursor.0 + dx, d.cursor.1 + dy)
+        };
+    }
+    let target = if d.capture != 0 {
+        d.capture
+    } else {
+        d.window_at(d.cursor.0, d.cursor.1)
+    };
+    let pt = d.cursor;
+    let mut msgs = Vec::new();
+    if flags & 1 != 0 {
+        msgs.push(0x200);
+    }
+    for (bit, m) in [
+        (2, 0x201),
+        (4, 0x202),
+        (8, 0x204),
+        (0x10, 0x205),
+        (0x20, 0x207),
+        (0x40, 0x208),
+    ] {
+        if flags & bit != 0 {
+            msgs.push(m);
+        }
+    }
+    if target == 0 {
+        return;
+    }
+    let org = desk(env)
+        .client_rect(target)
+        .map_or((0, 0), |c| (c.left, c.top));
+    for m in msgs {
+        let lp = ((pt.0 - org.0) as u16 as u32) | ((pt.1 - org.1) as u16 as u32) << 16;
+        post(env, target, m, 0, lp);
+    }
+}
+
+/// SendInput: INPUT records (28 bytes: type, then a MOUSEINPUT or KEYBDINPUT).
+fn send_input(env: &mut Env, n: u32, inputs: u32, size: u32) -> u32 {
+    if size != 28 {
+        env.last_error = 87;
+        return 0;
+    }
+    for i in 0..n {
+        let a = inputs + i * 28;
+        let r = |k: u32| env.mem.peek_u32(a + 4 * k).unwrap_or(0);
+        match r(0) {
+            0 => {
+                let (dx, dy, flags) = (r(1) as i32, r(2) as i32, r(4));
+                synth_mouse(env, flags, dx, dy);
+            }
+            1 => {
+                let (vk, flags) = (r(1) & 0xFFFF, r(2));
+                synth_key(env, vk as u8, (r(1) >> 16) as u8, flags & 2 != 0);
+            }
+            _ => {}
+        }
+    }
+    n
 }
 
 pub(crate) fn post(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> bool {

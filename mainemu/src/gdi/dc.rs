@@ -240,9 +240,66 @@ pub struct Target {
     pub brush: Paint,
     /// The selected bitmap (0 for the screen).
     pub bitmap: u32,
+    /// The DC's text and background colours as raw values of the target.
+    pub text_px: u32,
+    pub bk_px: u32,
 }
 
+/// PALETTEINDEX(i): `0x01000000 | i`.
+pub const PALETTEINDEX: u32 = 0x0100_0000;
+/// DIBINDEX(i): `0x10FF0000 | i`.
+pub const DIBINDEX: u32 = 0x10FF_0000;
+
 impl Gdi {
+    /// The raw value COLORREF `c` gives on `bits` drawn from `dc`.
+    /// PALETTEINDEX(i) is entry i of the DC's palette (entry 0 past its
+    /// end); DIBINDEX(i) is raw value i on a colour-table target (0 past
+    /// the table, or without one); any other high byte (PALETTERGB) is
+    /// dropped. `mono_fixup` (pen and brush colours): on a 1 bpp target a
+    /// colour that is not exactly one of its two table colours does not
+    /// take the nearest entry: the DC's background colour takes its own
+    /// (nearest) pixel and every other colour the other pixel (Wine's
+    /// test_mono_bitmap, run on Windows: a pen of any colour but white
+    /// and the background colour draws black on a black-on-white DC).
+    pub fn pixel_of(&self, dc: &Dc, bits: &Bits, c: u32, mono_fixup: bool) -> u32 {
+        let rgb = if c >> 16 == DIBINDEX >> 16 {
+            let i = c & 0xFFFF;
+            let n = if bits.bpp <= 8 { bits.palette.len() } else { 0 };
+            return if (i as usize) < n { i } else { 0 };
+        } else if c >> 24 == PALETTEINDEX >> 24 {
+            let pal = match self.get(dc.palette) {
+                Some(Object::Palette(v)) => v.as_slice(),
+                _ => &self.system_palette,
+            };
+            let i = (c & 0xFFFF) as usize;
+            pal.get(i).or(pal.first()).copied().unwrap_or(0)
+        } else {
+            c & 0xFF_FFFF
+        };
+        if bits.bpp != 1 || !mono_fixup {
+            return bits.from_color(rgb);
+        }
+        if let Some(i) = bits.palette.iter().position(|&e| e == rgb) {
+            return i as u32;
+        }
+        let bk = self.pixel_of(dc, bits, dc.bk_color, false);
+        if c == dc.bk_color {
+            bk
+        } else {
+            bk ^ 1
+        }
+    }
+
+    /// The COLORREF `c` shows as on `bits` drawn from `dc` (GetNearestColor, SetPixel's answer).
+    pub fn nearest_color(&self, dc: &Dc, bits: &Bits, c: u32) -> Colorref {
+        bits.to_color(self.pixel_of(dc, bits, c, false))
+    }
+
+    /// Whether `dc` is a memory DC holding a monochrome DDB.
+    pub fn mono_ddb_dc(&self, dc: &Dc) -> bool {
+        dc.memory && self.bitmap(dc.bitmap).is_some_and(|b| b.mono)
+    }
+
     /// Realizes a brush for `bits` as seen from `dc`.
     pub fn paint_of(&self, brush: u32, dc: &Dc, bits: &Bits) -> Paint {
         let org = (dc.origin.0 + dc.brush_org.0, dc.origin.1 + dc.brush_org.1);
@@ -256,11 +313,12 @@ impl Gdi {
             b.color
         };
         match b.style {
-            bs::SOLID => Paint::Solid(bits.from_color(color)),
+            bs::SOLID => Paint::Solid(self.pixel_of(dc, bits, color, true)),
             bs::HATCHED => {
                 let rows = hatch_rows(b.hatch);
-                let fg = bits.from_color(color);
-                let bg = (dc.bk_mode == OPAQUE).then(|| bits.from_color(dc.bk_color));
+                let fg = self.pixel_of(dc, bits, color, true);
+                let bg =
+                    (dc.bk_mode == OPAQUE).then(|| self.pixel_of(dc, bits, dc.bk_color, false));
                 let px = (0..64)
                     .map(|i| {
                         if rows[i / 8] & (0x80 >> (i % 8)) != 0 {
@@ -295,16 +353,25 @@ impl Gdi {
                     } else {
                         p
                     };
+                    // A monochrome pattern takes the DC's text (0) and
+                    // background (1) colours, except on a monochrome DDB,
+                    // where its bits copy as they are (Wine's
+                    // test_bitmap_colors: 0x5555 whatever the DC's colours).
+                    let copy = *mono && self.mono_ddb_dc(dc);
+                    let fg = self.pixel_of(dc, bits, dc.text_color, false);
+                    let bg = self.pixel_of(dc, bits, dc.bk_color, false);
                     let mut px = Vec::with_capacity((p.width * p.height) as usize);
                     for y in 0..p.height {
                         for x in 0..p.width {
                             let v = p.get(x, y);
-                            px.push(Some(if *mono {
-                                bits.from_color(if v & 1 == 0 {
-                                    dc.text_color
+                            px.push(Some(if copy {
+                                v & 1
+                            } else if *mono {
+                                if v & 1 == 0 {
+                                    fg
                                 } else {
-                                    dc.bk_color
-                                })
+                                    bg
+                                }
                             } else {
                                 bits.from_color(p.to_color(v))
                             }));
@@ -345,10 +412,10 @@ impl Gdi {
         let dash = if width <= 1 { dashes(style) } else { &[] };
         (
             Pen {
-                color: bits.from_color(color),
+                color: self.pixel_of(dc, bits, color, true),
                 width: if p.width <= 1 { 1 } else { width },
                 dashes: dash,
-                gap: (dc.bk_mode == OPAQUE).then(|| bits.from_color(dc.bk_color)),
+                gap: (dc.bk_mode == OPAQUE).then(|| self.pixel_of(dc, bits, dc.bk_color, false)),
                 null: style == ps::NULL,
             },
             style,
@@ -377,7 +444,11 @@ impl Gdi {
         };
         let (pen, pen_style) = self.pen_of(&dc, &bits);
         let brush = self.paint_of(dc.brush, &dc, &bits);
+        let text_px = self.pixel_of(&dc, &bits, dc.text_color, false);
+        let bk_px = self.pixel_of(&dc, &bits, dc.bk_color, false);
         Some(Target {
+            text_px,
+            bk_px,
             bitmap: if dc.memory { dc.bitmap } else { 0 },
             bits,
             dc,
@@ -484,8 +555,8 @@ impl Target {
     /// Text with the cell's top-left at the logical point (alignment done by the caller).
     pub fn text(&mut self, x: i32, y: i32, s: &[u16], face: super::font::Face) {
         let (tx, ty) = self.pt(x, y);
-        let fg = self.bits.from_color(self.dc.text_color);
-        let bg = (self.dc.bk_mode == OPAQUE).then(|| self.bits.from_color(self.dc.bk_color));
+        let fg = self.text_px;
+        let bg = (self.dc.bk_mode == OPAQUE).then_some(self.bk_px);
         let mut c = Canvas {
             bits: &mut self.bits,
             clip: &self.clip,
@@ -499,7 +570,8 @@ impl Target {
 pub struct Source {
     pub bits: Bits,
     pub mono: bool,
-    pub bk: Colorref,
+    /// The source DC's background colour as a raw value of the source.
+    pub bk: u32,
     pub origin: (i32, i32),
     pub dc: Dc,
 }
@@ -512,17 +584,17 @@ impl Gdi {
             self.load_dib(mem, dc.bitmap);
             let b = self.bitmap(dc.bitmap)?;
             Some(Source {
+                bk: self.pixel_of(&dc, &b.bits, dc.bk_color, false),
                 bits: b.bits.clone(),
                 mono: b.mono,
-                bk: dc.bk_color,
                 origin: (0, 0),
                 dc,
             })
         } else {
             Some(Source {
+                bk: self.pixel_of(&dc, &self.screen, dc.bk_color, false),
                 bits: self.screen.clone(),
                 mono: false,
-                bk: dc.bk_color,
                 origin: dc.origin,
                 dc,
             })
@@ -565,8 +637,8 @@ impl Gdi {
                 );
                 let conv = if s.mono && !dst_mono {
                     SrcConv::MonoToColor {
-                        fg: t.bits.from_color(t.dc.text_color),
-                        bg: t.bits.from_color(t.dc.bk_color),
+                        fg: t.text_px,
+                        bg: t.bk_px,
                     }
                 } else if dst_mono && !s.mono {
                     SrcConv::ColorToMono { bk: s.bk }
@@ -767,6 +839,117 @@ mod tests {
         assert_eq!(
             art(&g, hdc, 6, 6)[2..],
             ["#oooo.", "##ooo.", "..ooo.", "......"]
+        );
+    }
+
+    /// A memory DC holding `bits` (a DDB when `mono`, else DIB-like).
+    fn mem_dc(g: &mut Gdi, bits: Bits, mono: bool) -> (u32, u32) {
+        let hdc = g.create_dc(None);
+        let mut b = super::super::BitmapObj::ddb(bits);
+        b.mono = mono;
+        let bmp = g.add(Object::Bitmap(b));
+        g.select(hdc, bmp);
+        (hdc, bmp)
+    }
+
+    fn row0(g: &Gdi, bmp: u32) -> u8 {
+        g.bitmap(bmp).unwrap().bits.data[0]
+    }
+
+    #[test]
+    fn colours_on_a_monochrome_target() {
+        // Wine's test_mono_bitmap (run on Windows): plain colours take the
+        // nearest of black and white; pens and brushes take the background
+        // colour's pixel for the background colour and the other pixel
+        // for every colour that is neither exactly black nor white.
+        let mut g = Gdi::new(8, 8, 0);
+        let (hdc, _) = mem_dc(&mut g, Bits::new(16, 1, 1), true);
+        let d = g.dc(hdc).unwrap().clone();
+        let bits = Bits::new(16, 1, 1);
+        let px = |g: &Gdi, d: &Dc, c, fix| g.pixel_of(d, &bits, c, fix);
+        assert_eq!(px(&g, &d, rgb(0, 0x96, 0xF0), false), 1, "nearest: white");
+        assert_eq!(px(&g, &d, rgb(0x30, 0x30, 0x30), false), 0);
+        // Black text on white: any pen colour but white draws black.
+        assert_eq!(px(&g, &d, rgb(0, 0x96, 0xF0), true), 0);
+        assert_eq!(px(&g, &d, rgb(255, 255, 255), true), 1);
+        // Background 0x808080: its own colour is its nearest (white), others black.
+        let mut d2 = d.clone();
+        d2.s.bk_color = rgb(0x80, 0x80, 0x80);
+        assert_eq!(px(&g, &d2, rgb(0x80, 0x80, 0x80), true), 1);
+        assert_eq!(px(&g, &d2, rgb(0xF0, 0xF0, 0xF0), true), 0);
+        // Background black: every other colour draws white.
+        d2.s.bk_color = 0;
+        assert_eq!(px(&g, &d2, rgb(0x30, 0x30, 0x30), true), 1);
+        assert_eq!(px(&g, &d2, 0, true), 0);
+        // DIBINDEX(1) is raw 1, DIBINDEX(7) past the table raw 0;
+        // PALETTEINDEX(19) is the default palette's white, PALETTEINDEX(200) entry 0.
+        assert_eq!(px(&g, &d, DIBINDEX | 1, false), 1);
+        assert_eq!(px(&g, &d, DIBINDEX | 7, false), 0);
+        assert_eq!(
+            g.nearest_color(&d, &bits, PALETTEINDEX | 19),
+            rgb(255, 255, 255)
+        );
+        assert_eq!(g.nearest_color(&d, &bits, PALETTEINDEX | 200), 0);
+        // A 32 bpp target keeps the colour.
+        let b32 = Bits::new(1, 1, 32);
+        assert_eq!(g.nearest_color(&d, &b32, rgb(1, 2, 3)), rgb(1, 2, 3));
+    }
+
+    #[test]
+    fn blits_and_patterns_onto_a_monochrome_ddb() {
+        let mut g = Gdi::new(8, 8, 0);
+        let mut mem = Memory::new();
+        let (dst, dst_bmp) = mem_dc(&mut g, Bits::new(8, 1, 1), true);
+        // A 1 bpp DIB (colour table near-white, near-black), pixels 01010101.
+        let mut src = Bits::new(8, 1, 1);
+        src.palette = vec![rgb(0xFF, 0xFF, 0xF0), rgb(0x20, 0, 0)];
+        src.data[0] = 0x55;
+        let (sdc, sbmp) = mem_dc(&mut g, src, false);
+        // The source DC's background (black) is nearest to entry 1: those pixels become 1.
+        g.dc_mut(sdc).unwrap().s.bk_color = 0;
+        g.stretch_blt(&mut mem, dst, (0, 0, 8, 1), Some((sdc, 0, 0, 8, 1)), 0xCC);
+        assert_eq!(row0(&g, dst_bmp), 0x55);
+        // Table swapped (near-black, near-white): entry 0 is now the background's.
+        g.bitmap_mut(sbmp).unwrap().bits.palette = vec![rgb(0, 0, 0x10), rgb(0xFF, 0xF0, 0xFF)];
+        g.stretch_blt(&mut mem, dst, (0, 0, 8, 1), Some((sdc, 0, 0, 8, 1)), 0xCC);
+        assert_eq!(row0(&g, dst_bmp), 0xAA);
+        // Background 240,240,240: nearest to entry 1 again.
+        g.dc_mut(sdc).unwrap().s.bk_color = rgb(240, 240, 240);
+        g.stretch_blt(&mut mem, dst, (0, 0, 8, 1), Some((sdc, 0, 0, 8, 1)), 0xCC);
+        assert_eq!(row0(&g, dst_bmp), 0x55);
+        // A 32 bpp source: only exactly the background colour becomes 1.
+        let mut c = Bits::new(8, 1, 32);
+        for x in 0..8 {
+            c.set(x, 0, if x % 2 == 0 { 0xFF_FFFF } else { 0xFF_FFFE });
+        }
+        let (cdc, _) = mem_dc(&mut g, c, false);
+        g.stretch_blt(&mut mem, dst, (0, 0, 8, 1), Some((cdc, 0, 0, 8, 1)), 0xCC);
+        assert_eq!(row0(&g, dst_bmp), 0xAA);
+        // A monochrome pattern brush copies its bits onto a monochrome DDB
+        // whatever the DC's colours (white text on black here).
+        let mut pat = Bits::new(8, 1, 1);
+        pat.data[0] = 0x55;
+        let brush = g.add(Object::Brush(super::super::BrushObj {
+            style: bs::PATTERN,
+            color: 0,
+            hatch: 0,
+            pattern: Some((pat, true)),
+            pal_colors: false,
+        }));
+        g.select(dst, brush);
+        g.dc_mut(dst).unwrap().s.text_color = rgb(255, 255, 255);
+        g.dc_mut(dst).unwrap().s.bk_color = 0;
+        g.stretch_blt(&mut mem, dst, (0, 0, 8, 1), None, 0xF0);
+        assert_eq!(row0(&g, dst_bmp), 0x55);
+        // On a 32 bpp target the same brush takes the DC's colours: 0 is the text colour.
+        let (cdst, cbmp) = mem_dc(&mut g, Bits::new(8, 1, 32), false);
+        g.select(cdst, brush);
+        g.dc_mut(cdst).unwrap().s.text_color = rgb(255, 0, 0);
+        g.stretch_blt(&mut mem, cdst, (0, 0, 8, 1), None, 0xF0);
+        let b = &g.bitmap(cbmp).unwrap().bits;
+        assert_eq!(
+            (b.color_at(0, 0), b.color_at(1, 0)),
+            (rgb(255, 0, 0), rgb(255, 255, 255))
         );
     }
 }

@@ -369,9 +369,11 @@ pub enum SrcConv {
     Raw,
     /// Monochrome source on a colour destination: 0 is `fg`, 1 is `bg` (raw, destination format).
     MonoToColor { fg: u32, bg: u32 },
-    /// Colour source on a monochrome destination: pixels of the source
-    /// DC's background colour become 1, all others 0.
-    ColorToMono { bk: super::bits::Colorref },
+    /// Colour source on a monochrome destination: pixels equal to `bk`,
+    /// the source DC's background colour realized in the source's own
+    /// format (the nearest colour-table entry, the channels truncated to
+    /// the masks), become 1, all others 0.
+    ColorToMono { bk: u32 },
     /// Through COLORREF.
     Color,
 }
@@ -445,7 +447,7 @@ impl Canvas<'_> {
                                 *bg
                             }
                         }
-                        SrcConv::ColorToMono { bk } => (s.to_color(raw) == *bk) as u32,
+                        SrcConv::ColorToMono { bk } => (raw & s.raw_mask() == *bk) as u32,
                         SrcConv::Color => self.bits.from_color(s.to_color(raw)),
                     });
                 }
