@@ -626,6 +626,14 @@ impl Memory {
         !self.code_writes.is_empty()
     }
 
+    /// Whether a refused access or a store to a code page was recorded and
+    /// not yet taken (the code cache's one look after an op that may
+    /// access memory).
+    #[inline(always)]
+    pub fn attention(&self) -> bool {
+        self.fault.is_some() | !self.code_writes.is_empty()
+    }
+
     /// Marks the pages of `[addr, addr + len)` as holding compiled code.
     pub fn mark_code(&mut self, addr: u32, len: u32) {
         if let Some((start, n)) = page_span(addr, len.max(1)) {
@@ -802,10 +810,12 @@ impl Bus for Memory {
         self.write_wide(addr, &v.to_le_bytes());
     }
 
+    #[inline]
     fn take_fault(&mut self) -> Option<MemFault> {
         self.fault.take()
     }
 
+    #[inline]
     fn fault_pending(&self) -> bool {
         self.fault.is_some()
     }

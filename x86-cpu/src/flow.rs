@@ -35,6 +35,16 @@ pub struct Facts {
     /// Jcc and JMP rel (their only fault, a target past the CS limit, comes
     /// before EIP moves). Everything else keeps the snapshot.
     pub no_undo: bool,
+    /// The instruction writes no segment state (selectors, bases, limits):
+    /// what it may change that `user::run_op`'s snapshot restores after a
+    /// fault is the general registers, EIP and the flags only, so a tier
+    /// may run it with a snapshot of those (`user::run_op_light`), which
+    /// gives `run_op`'s outcome and state. Near branches, calls and
+    /// returns, the stack, moves, ALU, string, bit, flag, x87 and SSE ops
+    /// with no segment, control, debug or test register operand; not the
+    /// segment loads (LDS ... LSS, far transfers, IRET, INT n, SYSENTER ...),
+    /// POPF. Implied by `no_undo`.
+    pub light: bool,
 }
 
 /// The facts of the instruction whose (up to) 15 bytes start at `ip`.
@@ -47,15 +57,124 @@ pub fn facts(bytes: &[u8; MAX_LEN], ip: u32, mode: Mode) -> Facts {
             ends_block: true,
             span: MAX_LEN as u8,
             no_undo: false,
+            light: false,
         };
     }
     let repeats = ins.is_string_instruction()
         && (ins.has_rep_prefix() || ins.has_repe_prefix() || ins.has_repne_prefix());
+    let no_undo = no_undo(&ins);
     Facts {
         ends_block: ins.flow_control() != FlowControl::Next || repeats,
         span: ins.len() as u8,
-        no_undo: no_undo(&ins),
+        no_undo,
+        light: no_undo || light(&ins),
     }
+}
+
+/// See [`Facts::light`]: an allow-list (integer mnemonics by name, the
+/// x87, MMX and SSE families by their CPUID feature), so an instruction no
+/// one looked at keeps the full snapshot.
+fn light(ins: &Instruction) -> bool {
+    let regs_ok = (0..ins.op_count()).all(|i| {
+        ins.op_kind(i) != OpKind::Register || {
+            let r = ins.op_register(i);
+            r.is_gpr() || r.is_st() || r.is_mm() || r.is_xmm()
+        }
+    });
+    if !regs_ok {
+        return false;
+    }
+    let m = ins.mnemonic();
+    match ins.flow_control() {
+        FlowControl::ConditionalBranch => return true,
+        FlowControl::UnconditionalBranch | FlowControl::IndirectBranch => {
+            return m == M::Jmp && !ins.is_jmp_far() && !ins.is_jmp_far_indirect()
+        }
+        FlowControl::Call | FlowControl::IndirectCall => {
+            return m == M::Call && !ins.is_call_far() && !ins.is_call_far_indirect()
+        }
+        FlowControl::Return => return m == M::Ret,
+        FlowControl::Next => {}
+        _ => return false,
+    }
+    if is_plain_alu(m) || ins.condition_code() != ConditionCode::None {
+        // ALU, shifts, extensions, LEA; SETcc, CMOVcc.
+        return true;
+    }
+    if matches!(
+        m,
+        M::Mov
+            | M::Xchg
+            | M::Xadd
+            | M::Cmpxchg
+            | M::Cmpxchg8b
+            | M::Bswap
+            | M::Xlatb
+            | M::Cmp
+            | M::Test
+            | M::Push
+            | M::Pop
+            | M::Pusha
+            | M::Pushad
+            | M::Popa
+            | M::Popad
+            | M::Pushf
+            | M::Pushfd
+            | M::Enter
+            | M::Leave
+            | M::Mul
+            | M::Imul
+            | M::Div
+            | M::Idiv
+            | M::Shld
+            | M::Shrd
+            | M::Movsb
+            | M::Movsw
+            | M::Movsd
+            | M::Stosb
+            | M::Stosw
+            | M::Stosd
+            | M::Lodsb
+            | M::Lodsw
+            | M::Lodsd
+            | M::Cmpsb
+            | M::Cmpsw
+            | M::Cmpsd
+            | M::Scasb
+            | M::Scasw
+            | M::Scasd
+            | M::Bsf
+            | M::Bsr
+            | M::Bt
+            | M::Bts
+            | M::Btr
+            | M::Btc
+            | M::Nop
+            | M::Sahf
+            | M::Lahf
+            | M::Clc
+            | M::Stc
+            | M::Cmc
+            | M::Cld
+            | M::Std
+            | M::Daa
+            | M::Das
+            | M::Aaa
+            | M::Aas
+            | M::Aam
+            | M::Aad
+    ) {
+        return true;
+    }
+    use iced_x86::CpuidFeature as C;
+    let f = ins.cpuid_features();
+    !f.is_empty()
+        && f.iter().all(|c| {
+            matches!(
+                c,
+                C::FPU | C::FPU287 | C::FPU387 | C::MMX | C::SSE | C::SSE2 | C::SSE3 | C::CMOV
+            )
+        })
 }
 
 /// See [`Facts::no_undo`].
@@ -169,12 +288,14 @@ mod tests {
             ends_block: false,
             span: 2,
             no_undo: true,
+            light: true,
         };
         assert_eq!(f(&[0x01, 0xD8]), add);
         let store = Facts {
             ends_block: false,
             span: 2,
             no_undo: false,
+            light: true,
         };
         assert_eq!(f(&[0x89, 0x08]), store);
         // jne rel8, jmp rel32, call, ret, int 3, jmp [eax]
@@ -199,6 +320,7 @@ mod tests {
             ends_block: true,
             span: 15,
             no_undo: false,
+            light: false,
         };
         assert_eq!(f(&[0xFE, 0x38]), bad); // FE /7 is undefined
     }
@@ -231,6 +353,42 @@ mod tests {
         ];
         for code in slow {
             assert!(!f(code).no_undo, "{code:02x?}");
+        }
+    }
+
+    #[test]
+    fn light_writes_no_segment_state() {
+        // mov eax,[ebx]; push eax; pop [eax]; ret; call [eax]; rep movsd;
+        // fld dword [eax]; mov eax,fs:[0]: the small snapshot.
+        let light: [&[u8]; 8] = [
+            &[0x8B, 0x03],
+            &[0x50],
+            &[0x8F, 0x00],
+            &[0xC3],
+            &[0xFF, 0x10],
+            &[0xF3, 0xA5],
+            &[0xD9, 0x00],
+            &[0x64, 0xA1, 0, 0, 0, 0],
+        ];
+        for code in light {
+            assert!(f(code).light, "{code:02x?}");
+        }
+        // mov ds,ax; pop es; push fs; lds eax,[ebx]; jmp far; retf; iret;
+        // int 3; popfd; fxrstor [eax]: the full snapshot.
+        let full: [&[u8]; 10] = [
+            &[0x8E, 0xD8],
+            &[0x07],
+            &[0x0F, 0xA0],
+            &[0xC5, 0x03],
+            &[0xEA, 0, 0, 0, 0, 0x1B, 0],
+            &[0xCB],
+            &[0xCF],
+            &[0xCC],
+            &[0x9D],
+            &[0x0F, 0xAE, 0x08],
+        ];
+        for code in full {
+            assert!(!f(code).light, "{code:02x?}");
         }
     }
 }

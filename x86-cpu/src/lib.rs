@@ -20,6 +20,7 @@ pub mod exec;
 pub mod flow;
 pub mod fpu;
 pub mod interrupt;
+pub mod kinds;
 pub mod l0;
 pub mod op;
 pub mod paging;

@@ -210,10 +210,90 @@ pub fn run_op_no_undo<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> UserOut
     no_undo_rest(cpu, bus, op, trap, eip, r)
 }
 
-/// The rest of [`run_op_no_undo`]: faults, stops, the trap, other flows.
+/// [`run_op`] with a snapshot of the general registers, EIP and the flags
+/// only, for an Op whose instruction [`crate::flow::Facts::light`] says
+/// writes no segment state (selector, base, limit): the rest of what
+/// `run_op`'s snapshot restores. Outcome, state and clock are `run_op`'s.
+#[inline(always)]
+pub fn run_op_light<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> UserOutcome {
+    let trap = cpu.flags.tf();
+    let eip = cpu.eip;
+    let regs = cpu.regs;
+    let flags = cpu.flags;
+    let r = (op.handler)(cpu, bus, op);
+    if !trap && !bus.fault_pending() {
+        match r {
+            Ok(Flow::Next) => {
+                cpu.eip = next_ip(cpu, op);
+                cpu.clock += 1;
+                return UserOutcome::Ok;
+            }
+            Ok(Flow::Jump | Flow::Repeat) => {
+                cpu.clock += 1;
+                return UserOutcome::Ok;
+            }
+            _ => {}
+        }
+    }
+    light_rest(cpu, bus, op, trap, eip, regs, flags, r)
+}
+
+/// The rest of [`run_op_light`] after the handler answered `r`, for a tier
+/// that runs the handler itself and handles a retirement (no pending fault,
+/// `Next`, `Jump` or `Repeat`, TF clear) in line: `exec::dispatch`'s undo
+/// with the small snapshot (`eip`, `regs`, `flags`: before the handler),
+/// then `run_op`'s outcome (`trap`: TF before the handler).
 #[cold]
 #[inline(never)]
-fn no_undo_rest<B: Bus>(
+#[allow(clippy::too_many_arguments)]
+pub fn light_rest<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    op: &Op<B>,
+    trap: bool,
+    eip: u32,
+    regs: [u32; 8],
+    flags: shared_ir::flags::LazyFlags,
+    r: Result<Flow, Exception>,
+) -> UserOutcome {
+    let restore = |cpu: &mut Cpu| {
+        cpu.regs = regs;
+        cpu.eip = eip;
+        cpu.flags = flags;
+    };
+    let r = if let Some(f) = bus.take_fault() {
+        restore(cpu);
+        cpu.clock += 1;
+        Err(exec::Raised {
+            e: Exception::PF,
+            mem: Some(f),
+        })
+    } else {
+        match r {
+            Ok(Flow::Stop(what)) => {
+                restore(cpu);
+                Ok(StepOutcome::Stop(exec::stop_reason(cpu, op, what)))
+            }
+            Err(e) => {
+                restore(cpu);
+                cpu.clock += 1;
+                Err(exec::Raised { e, mem: None })
+            }
+            Ok(flow) => {
+                let out = exec::complete(cpu, op, flow);
+                cpu.clock += 1;
+                Ok(out)
+            }
+        }
+    };
+    outcome(cpu, op, trap, eip, r)
+}
+
+/// The rest of [`run_op_no_undo`]: faults, stops, the trap, other flows
+/// (for a tier that runs the handler itself, as [`light_rest`]).
+#[cold]
+#[inline(never)]
+pub fn no_undo_rest<B: Bus>(
     cpu: &mut Cpu,
     bus: &mut B,
     op: &Op<B>,

@@ -15,6 +15,7 @@ use crate::memory::{CodeWrite, Memory, PAGE_SIZE};
 use crate::thunks::{THUNK_AREA, THUNK_BASE};
 use std::collections::HashMap;
 use x86_cpu::decode::{self, Mode};
+use x86_cpu::kinds::{self, Kinds};
 use x86_cpu::op::Op;
 
 /// Most instructions in one block.
@@ -34,9 +35,26 @@ pub struct TOp {
     pub ip: u32,
     /// EIP of the next one.
     pub next: u32,
-    /// Runs without the undo snapshot (`flow::Facts::no_undo`).
-    pub no_undo: bool,
+    /// How it runs: [`NO_UNDO`], [`LIGHT`], [`FULL`] or [`BRANCH`].
+    pub run: u8,
+    /// Its `x86_cpu::kinds` kind (`GENERIC` unless `run` is [`BRANCH`]).
+    pub kind: u8,
+    /// How many ops from this one on are [`NO_UNDO`] or [`LIGHT`] (the
+    /// stretch the engine runs without a look at the budget or the class).
+    pub hot: u8,
 }
+
+/// Register-only, no snapshot (`flow::Facts::no_undo`,
+/// `user::run_op_no_undo`); stores nothing.
+pub const NO_UNDO: u8 = 0;
+/// Writes no segment state: registers, EIP and flags snapshot
+/// (`flow::Facts::light`, `user::run_op_light`).
+pub const LIGHT: u8 = 1;
+/// Everything else: `user::run_op` (the full snapshot).
+pub const FULL: u8 = 2;
+/// A `NO_UNDO` block-closing Jcc, JMP or LOOP whose handler
+/// `x86_cpu::kinds` can call statically (`TOp::kind`).
+pub const BRANCH: u8 = 3;
 
 /// A compiled block: straight-line instructions from `start`.
 pub struct Block {
@@ -74,6 +92,8 @@ pub struct Cache {
     /// Page number -> blocks with bytes on it (may hold retired ones until
     /// the page is next written).
     pages: HashMap<u32, Vec<u32>>,
+    /// The handlers of the closing branches `x86_cpu::kinds` calls directly.
+    kinds: Kinds,
     pub counters: CacheCounters,
 }
 
@@ -102,6 +122,7 @@ impl Cache {
             map: HashMap::new(),
             dm: Box::new([NONE; DM]),
             pages: HashMap::new(),
+            kinds: Kinds::new(|b| decode::decode_in::<Memory>(b, 0x1000, Mode::FLAT32)),
             counters: CacheCounters::default(),
         }
     }
@@ -190,11 +211,23 @@ impl Cache {
             let f = x86_cpu::flow::facts(&bytes, ip, mode);
             let next = ip.wrapping_add(op.len as u32);
             end = end.max(ip as u64 + f.span.max(op.len) as u64);
+            let kind = self.kinds.of(&op);
+            let (run, kind) = if f.no_undo && kinds::fusable_branch(kind) {
+                (BRANCH, kind)
+            } else if f.no_undo {
+                (NO_UNDO, kinds::GENERIC)
+            } else if f.light {
+                (LIGHT, kinds::GENERIC)
+            } else {
+                (FULL, kinds::GENERIC)
+            };
             ops.push(TOp {
                 op,
                 ip,
                 next,
-                no_undo: f.no_undo,
+                run,
+                kind,
+                hot: 0,
             });
             if f.ends_block || next < ip {
                 break;
@@ -203,6 +236,15 @@ impl Cache {
         }
         if ops.is_empty() {
             return None;
+        }
+        let mut run = 0u8;
+        for t in ops.iter_mut().rev() {
+            run = if t.run == NO_UNDO || t.run == LIGHT {
+                run + 1
+            } else {
+                0
+            };
+            t.hot = run;
         }
         if self.blocks.len() >= FLUSH_BLOCKS {
             self.flush(mem);

@@ -282,7 +282,7 @@ impl<B: EngineBus> L1<B> {
             host_gen: None,
             pm: pm::PmCache::default(),
             kinds: if config.direct_calls {
-                kinds::Kinds::new::<B>()
+                kinds::table::<B>()
             } else {
                 kinds::Kinds::none()
             },

@@ -23,7 +23,7 @@ use crate::cpu::l0::{self, StepOutcome};
 use crate::cpu::{exec, seg, Cpu};
 use crate::l1::block::{self, Spin, TOp};
 use crate::l1::classify::{IFCHG, IO, REP, SHADOW};
-use crate::l1::kinds::Kinds;
+use crate::l1::kinds::{self, Kinds};
 use crate::l1::smc::{Smc, CODE_LIMIT};
 use crate::l1::spin::{self, HeadState};
 use crate::l1::tracked::Tracked;
@@ -84,7 +84,7 @@ impl L1Side {
             free: Vec::new(),
             chunks: vec![Vec::new(); (CODE_LIMIT >> CHUNK_SHIFT) as usize],
             smc: Smc::new(),
-            kinds: Kinds::new::<Machine>(),
+            kinds: kinds::table::<Machine>(),
         }
     }
 

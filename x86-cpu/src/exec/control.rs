@@ -27,7 +27,9 @@ pub fn h_jmp_rel<B: Bus>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
 }
 
 /// Jcc: condition code `CC` (the low nibble of the opcode), or
-/// [`super::alu::FROM_SUB`] to take it from `sub`.
+/// [`super::alu::FROM_SUB`] to take it from `sub`. Inlined where a tier
+/// calls it statically (`crate::kinds`).
+#[inline]
 pub fn h_jcc<B: Bus, const CC: u8>(cpu: &mut Cpu, _bus: &mut B, op: &Op<B>) -> R {
     let cc = if CC == super::alu::FROM_SUB {
         op.sub
