@@ -73,6 +73,7 @@ pub mod gdi32;
 pub mod gui_structs;
 pub mod kernel32;
 pub mod menu;
+pub mod msvcp140;
 pub mod msvcrt;
 pub mod ntdll;
 pub mod ntfile;
@@ -353,6 +354,7 @@ pub static DLLS: &[&DllDecl] = &[
     &user32::DLL,
     &oleaut32::DLL,
     &vcruntime140::DLL,
+    &msvcp140::DLL,
     &comctl32::DLL,
     &comdlg32::DLL,
     &shell32::DLL,
