@@ -79,6 +79,7 @@ pub mod ntdll;
 pub mod ntfile;
 pub mod oleaut32;
 pub mod printf;
+pub mod registry;
 pub mod secur32;
 pub mod shell32;
 pub mod shlwapi;
@@ -502,6 +503,8 @@ pub struct Env {
     pub pipes: kernel32::pipe::Pipes,
     /// Child processes CreateProcess ran: guest path, dispatches, exit code.
     pub children: Vec<(String, u64, u32)>,
+    /// The process's registry (advapi32's Reg* calls).
+    pub registry: registry::Registry,
 }
 
 impl Env {
@@ -549,6 +552,7 @@ impl Env {
             atoms: Default::default(),
             pipes: Default::default(),
             children: Vec::new(),
+            registry: Default::default(),
         }
     }
 
