@@ -81,6 +81,7 @@ pub mod oleaut32;
 pub mod printf;
 pub mod registry;
 pub mod secur32;
+pub mod setupapi;
 pub mod shell32;
 pub mod shlwapi;
 pub mod ucrtbase;
@@ -356,6 +357,7 @@ pub static DLLS: &[&DllDecl] = &[
     &oleaut32::DLL,
     &vcruntime140::DLL,
     &msvcp140::DLL,
+    &setupapi::DLL,
     &comctl32::DLL,
     &comdlg32::DLL,
     &shell32::DLL,
