@@ -404,6 +404,7 @@ fn put_time(env: &mut Env, at: u32, t: u64) {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn reg_enum_key(
     env: &mut Env,
     key: u32,
