@@ -7,7 +7,8 @@
 //! `7za a` made); the whole table runs twice, in two fresh directories, and
 //! every row must pass (exit, dispatches, stdout, output files) and the two
 //! passes' summaries (also stderr and API call counts) be byte-identical
-//! (invariant 7). When the host has `/usr/bin/7zz`, it extracts the archives
+//! (invariant 7). re2c.exe's lexers must equal the native re2c 4.0's
+//! (`tests/programs/expected`) with CRLF line ends. When the host has `/usr/bin/7zz`, it extracts the archives
 //! mainemu's 7za made and must get the inputs back.
 //!
 //! A third pass runs the table under `l1`: every row's summary (ending,
@@ -86,6 +87,7 @@ fn real_programs_run_exactly_and_twice_the_same() {
                 failures.join("\n")
             );
             host_7zz_agrees(&scratch);
+            re2c_matches_native(&scratch);
         }
         passes.push(summaries);
     }
@@ -128,6 +130,33 @@ fn wine_tests_sample_under_l0_and_l1() {
     // a stop at 3315).
     assert!(sampled >= 14, "the sample shrank to {sampled} exes");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// re2c.exe's outputs equal the native re2c 4.0's for the same commands
+/// (`tests/programs/expected/re2c-*.c`, made by PyPI's manylinux re2c 4.0)
+/// with each LF written as CRLF: re2c writes its output through a text-mode
+/// `FILE` (`_fdopen(fd, "w")`), which on Windows ends lines with CRLF.
+fn re2c_matches_native(dir: &Path) {
+    let expected = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/expected");
+    for (out, native) in [
+        ("lexer.c", "re2c-lexer.c"),
+        ("lexer-gb.c", "re2c-lexer-gb.c"),
+    ] {
+        let native = std::fs::read(expected.join(native)).unwrap();
+        assert!(!native.contains(&b'\r'));
+        let mut want = Vec::new();
+        for &b in &native {
+            if b == b'\n' {
+                want.push(b'\r');
+            }
+            want.push(b);
+        }
+        let got = std::fs::read(dir.join(out)).unwrap();
+        assert!(
+            got == want,
+            "re2c.exe's {out} differs from the native re2c 4.0's"
+        );
+    }
 }
 
 /// Extracts t.7z and t.zip with the host's `7zz` and compares with the inputs.

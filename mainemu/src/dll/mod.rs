@@ -74,12 +74,15 @@ pub mod gui_structs;
 pub mod imm32;
 pub mod kernel32;
 pub mod menu;
+pub mod msvcp140;
 pub mod msvcrt;
 pub mod ntdll;
 pub mod ntfile;
 pub mod oleaut32;
 pub mod printf;
+pub mod registry;
 pub mod secur32;
+pub mod setupapi;
 pub mod shell32;
 pub mod shlwapi;
 pub mod ucrtbase;
@@ -355,6 +358,8 @@ pub static DLLS: &[&DllDecl] = &[
     &user32::DLL,
     &oleaut32::DLL,
     &vcruntime140::DLL,
+    &msvcp140::DLL,
+    &setupapi::DLL,
     &comctl32::DLL,
     &comdlg32::DLL,
     &shell32::DLL,
@@ -503,6 +508,8 @@ pub struct Env {
     pub pipes: kernel32::pipe::Pipes,
     /// Child processes CreateProcess ran: guest path, dispatches, exit code.
     pub children: Vec<(String, u64, u32)>,
+    /// The process's registry (advapi32's Reg* calls).
+    pub registry: registry::Registry,
 }
 
 impl Env {
@@ -550,6 +557,7 @@ impl Env {
             atoms: Default::default(),
             pipes: Default::default(),
             children: Vec::new(),
+            registry: Default::default(),
         }
     }
 

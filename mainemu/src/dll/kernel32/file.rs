@@ -545,6 +545,47 @@ pub fn copy_file(env: &mut Env, from: u32, to: u32, wide: bool, fail_if_exists: 
     }
 }
 
+/// CreateHardLink(new, existing): a second name for a file on the same
+/// drive (the host's hard link).
+pub fn hard_link(env: &mut Env, new: u32, existing: u32, wide: bool) -> bool {
+    let (Some(n), Some(e)) = (path_arg(env, new, wide), path_arg(env, existing, wide)) else {
+        return false;
+    };
+    let he = match resolve(env, &e) {
+        Ok(h) => h,
+        Err(c) => return env.fail(c, false),
+    };
+    let hn = match resolve_write(env, &n) {
+        Ok(h) => h,
+        Err(c) => return env.fail(c, false),
+    };
+    let drive = |p: &str| {
+        env.drives
+            .lexical_full(p)
+            .chars()
+            .next()
+            .map(|c| c.to_ascii_uppercase())
+    };
+    if drive(&n) != drive(&e) {
+        return env.fail(err::NOT_SAME_DEVICE, false);
+    }
+    match std::fs::metadata(&he) {
+        Err(_) => return env.fail(files::missing_code(&he), false),
+        Ok(m) if m.is_dir() => return env.fail(err::ACCESS_DENIED, false),
+        Ok(_) => {}
+    }
+    if hn.exists() {
+        return env.fail(err::ALREADY_EXISTS, false);
+    }
+    match std::fs::hard_link(&he, &hn) {
+        Ok(()) => {
+            io::touch_parent(&hn, env.guest_filetime());
+            true
+        }
+        Err(e) => env.fail(files::io_error(&e), false),
+    }
+}
+
 /// GetFullPathName(name, cap, buf, &filepart).
 pub fn full_path_name(env: &mut Env, name: u32, wide: bool, cap: u32, buf: u32, part: u32) -> u32 {
     let Some(p) = path_arg(env, name, wide) else {
@@ -1041,6 +1082,8 @@ crate::dll! { "(kernel32 files)";
     stdcall fn MoveFileExA(env, from: u32, to: u32, flags: u32) -> bool { move_file(env, from, to, false, flags) }
     stdcall fn MoveFileExW(env, from: u32, to: u32, flags: u32) -> bool { move_file(env, from, to, true, flags) }
     stdcall fn CopyFileA(env, from: u32, to: u32, fail: bool) -> bool { copy_file(env, from, to, false, fail) }
+    stdcall fn CreateHardLinkA(env, new: u32, existing: u32, sa: u32) -> bool { hard_link(env, new, existing, false) }
+    stdcall fn CreateHardLinkW(env, new: u32, existing: u32, sa: u32) -> bool { hard_link(env, new, existing, true) }
     stdcall fn CopyFileW(env, from: u32, to: u32, fail: bool) -> bool { copy_file(env, from, to, true, fail) }
     stdcall fn GetFullPathNameA(env, name: u32, cap: u32, buf: u32, part: u32) -> u32 { full_path_name(env, name, false, cap, buf, part) }
     stdcall fn GetFullPathNameW(env, name: u32, cap: u32, buf: u32, part: u32) -> u32 { full_path_name(env, name, true, cap, buf, part) }

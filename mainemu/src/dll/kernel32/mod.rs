@@ -14,6 +14,7 @@ pub mod console;
 pub mod console_buffer;
 pub mod ctype;
 pub mod file;
+pub mod lzexpand;
 pub mod mapping;
 pub mod nls;
 pub mod pipe;
@@ -43,6 +44,8 @@ pub struct State {
     pub mapping_blocks: std::collections::BTreeMap<u32, u32>,
     /// Mapped views by base address.
     pub views: std::collections::BTreeMap<u32, mapping::View>,
+    /// Open LZ handles (LZOpenFile of a compressed file).
+    pub lz: std::collections::BTreeMap<u32, lzexpand::LzFile>,
 }
 
 /// TlsAlloc: the lowest free index (64 in the TEB, 1024 more in the expansion array).
@@ -136,6 +139,7 @@ crate::dll! { "kernel32.dll";
     @also actctx::DLL;
     @also volume::DLL;
     @also profile::DLL;
+    @also lzexpand::DLL;
     @also pipe::DLL;
     @also resource::DLL;
     stdcall fn GetLastError(env) -> u32 { env.last_error }

@@ -463,6 +463,7 @@ fn format_message(
     flags: u32,
     source: u32,
     id: u32,
+    lang: u32,
     buf: u32,
     size: u32,
     args: u32,
@@ -473,15 +474,22 @@ fn format_message(
             Some(t) => t,
             None => return env.fail(err::INVALID_PARAMETER, 0),
         }
-    } else if flags & fm::FROM_SYSTEM != 0 {
-        // FROM_HMODULE | FROM_SYSTEM: no module here has a message table,
-        // so the system's is searched.
-        match system_message(id) {
-            Some(t) => t.to_string(),
-            None => return env.fail(317, 0), // ERROR_MR_MID_NOT_FOUND
+    } else if flags & (fm::FROM_HMODULE | fm::FROM_SYSTEM) != 0 {
+        // The module's message table first (FROM_HMODULE), then the
+        // system's (FROM_SYSTEM).
+        let module = if flags & fm::FROM_HMODULE != 0 {
+            Some(super::resource::message(env, source, id, lang))
+        } else {
+            None
+        };
+        match module {
+            Some(Ok(t)) => t,
+            Some(Err(e)) if flags & fm::FROM_SYSTEM == 0 => return env.fail(e, 0),
+            _ => match system_message(id) {
+                Some(t) => t.to_string(),
+                None => return env.fail(317, 0), // ERROR_MR_MID_NOT_FOUND
+            },
         }
-    } else if flags & fm::FROM_HMODULE != 0 {
-        return env.fail(1813, 0); // ERROR_RESOURCE_TYPE_NOT_FOUND: no message tables
     } else {
         return env.fail(err::INVALID_PARAMETER, 0);
     };
@@ -574,10 +582,10 @@ crate::dll! { "(kernel32 nls)";
         (a.iter().map(f).cmp(b.iter().map(f)) as i32 + 2) as u32
     }
     stdcall fn FormatMessageA(env, flags: u32, source: u32, id: u32, lang: u32, buf: u32, size: u32, args: u32) -> u32 {
-        format_message(env, flags, source, id, buf, size, args, false)
+        format_message(env, flags, source, id, lang, buf, size, args, false)
     }
     stdcall fn FormatMessageW(env, flags: u32, source: u32, id: u32, lang: u32, buf: u32, size: u32, args: u32) -> u32 {
-        format_message(env, flags, source, id, buf, size, args, true)
+        format_message(env, flags, source, id, lang, buf, size, args, true)
     }
 }
 

@@ -120,6 +120,70 @@ fn by_handle(env: &mut Env, module: u32, hrsrc: u32) -> Result<(u32, Resource), 
         .ok_or(ERROR_INVALID_HANDLE)
 }
 
+/// RT_MESSAGETABLE.
+const RT_MESSAGETABLE: u16 = 11;
+/// ERROR_MR_MID_NOT_FOUND.
+const ERROR_MR_MID_NOT_FOUND: u32 = 317;
+
+/// Message `id` of `module`'s message table (FormatMessage's
+/// FROM_HMODULE): MESSAGE_RESOURCE_DATA {block count, blocks {low id, high
+/// id, offset of entries}}, each entry {length, flags (1: UTF-16), text}.
+/// Err is the error code (1812-1815 for the table, 317 for the id).
+pub fn message(env: &mut Env, module: u32, id: u32, lang: u32) -> Result<String, u32> {
+    let base = base_of(env, module);
+    let l = list(env, base)?;
+    let kind = ResId::Id(RT_MESSAGETABLE);
+    let name = l
+        .iter()
+        .find(|r| res::same(&r.kind, &kind))
+        .map(|r| r.name.clone())
+        .ok_or(ERROR_RESOURCE_TYPE_NOT_FOUND)?;
+    let lang = (lang != 0).then_some(lang as u16);
+    let r = pick(&l, &kind, &name, lang)?;
+    let data = env
+        .read_bytes(base.wrapping_add(r.data_rva), r.size)
+        .ok_or(ERROR_RESOURCE_DATA_NOT_FOUND)?;
+    let rd32 = |o: usize| {
+        data.get(o..o + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+    };
+    let rd16 = |o: usize| {
+        data.get(o..o + 2)
+            .map(|b| u16::from_le_bytes(b.try_into().unwrap()))
+    };
+    let blocks = rd32(0).unwrap_or(0).min(4096) as usize;
+    for b in 0..blocks {
+        let (Some(low), Some(high), Some(off)) =
+            (rd32(4 + 12 * b), rd32(8 + 12 * b), rd32(12 + 12 * b))
+        else {
+            break;
+        };
+        if !(low..=high).contains(&id) {
+            continue;
+        }
+        let mut at = off as usize;
+        for _ in low..id {
+            at += rd16(at).ok_or(ERROR_MR_MID_NOT_FOUND)? as usize;
+        }
+        let len = rd16(at).ok_or(ERROR_MR_MID_NOT_FOUND)? as usize;
+        let flags = rd16(at + 2).ok_or(ERROR_MR_MID_NOT_FOUND)?;
+        let text = data
+            .get(at + 4..at + len.max(4))
+            .ok_or(ERROR_MR_MID_NOT_FOUND)?;
+        let s = if flags & 1 != 0 {
+            let w: Vec<u16> = text
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect();
+            String::from_utf16_lossy(&w)
+        } else {
+            text.iter().map(|&c| c as char).collect()
+        };
+        return Ok(s.trim_end_matches('\0').to_string());
+    }
+    Err(ERROR_MR_MID_NOT_FOUND)
+}
+
 fn load_resource(env: &mut Env, module: u32, hrsrc: u32) -> u32 {
     match by_handle(env, module, hrsrc) {
         Ok((base, r)) => base.wrapping_add(r.data_rva),
