@@ -126,7 +126,7 @@ fn sweep(bytes: Vec<u8>, smc: &Smc, kinds: &Kinds) -> Code {
 
 fn benches(c: &mut Criterion) {
     let smc = Smc::new();
-    let kinds = Kinds::new::<FlatBus>();
+    let kinds = toyvm::l1::kinds::table::<FlatBus>();
     let codes: Vec<Code> = corpus()
         .into_iter()
         .map(|b| sweep(b, &smc, &kinds))
