@@ -101,13 +101,34 @@ fn light(ins: &Instruction) -> bool {
         // ALU, shifts, extensions, LEA; SETcc, CMOVcc.
         return true;
     }
-    if matches!(
+    if writes_only_gprs_and_memory(m) || matches!(m, M::Cmpxchg8b | M::Pushf | M::Pushfd) {
+        return true;
+    }
+    use iced_x86::CpuidFeature as C;
+    let f = ins.cpuid_features();
+    !f.is_empty()
+        && f.iter().all(|c| {
+            matches!(
+                c,
+                C::FPU | C::FPU287 | C::FPU387 | C::MMX | C::SSE | C::SSE2 | C::SSE3 | C::CMOV
+            )
+        })
+}
+
+/// General-purpose instructions, by mnemonic, beyond [`is_plain_alu`], that
+/// change nothing but the general registers, EIP, the flags and memory:
+/// moves and exchanges, the stack, multiply and divide, BOUND, the string
+/// ops (REP or not), bit scans and tests, the flag ops, BCD adjustments.
+/// The tiers' small-snapshot rules start from it ([`Facts::light`] for flat
+/// user mode; toyvm's protected-mode `pm_light`, which adds its own
+/// exclusions), so the list is audited once.
+pub fn writes_only_gprs_and_memory(m: M) -> bool {
+    matches!(
         m,
         M::Mov
             | M::Xchg
             | M::Xadd
             | M::Cmpxchg
-            | M::Cmpxchg8b
             | M::Bswap
             | M::Xlatb
             | M::Cmp
@@ -118,8 +139,6 @@ fn light(ins: &Instruction) -> bool {
             | M::Pushad
             | M::Popa
             | M::Popad
-            | M::Pushf
-            | M::Pushfd
             | M::Enter
             | M::Leave
             | M::Mul
@@ -128,6 +147,7 @@ fn light(ins: &Instruction) -> bool {
             | M::Idiv
             | M::Shld
             | M::Shrd
+            | M::Bound
             | M::Movsb
             | M::Movsw
             | M::Movsd
@@ -163,18 +183,7 @@ fn light(ins: &Instruction) -> bool {
             | M::Aas
             | M::Aam
             | M::Aad
-    ) {
-        return true;
-    }
-    use iced_x86::CpuidFeature as C;
-    let f = ins.cpuid_features();
-    !f.is_empty()
-        && f.iter().all(|c| {
-            matches!(
-                c,
-                C::FPU | C::FPU287 | C::FPU387 | C::MMX | C::SSE | C::SSE2 | C::SSE3 | C::CMOV
-            )
-        })
+    )
 }
 
 /// See [`Facts::no_undo`].

@@ -191,21 +191,8 @@ pub fn run_op_no_undo<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> UserOut
     let trap = cpu.flags.tf();
     let eip = cpu.eip;
     let r = (op.handler)(cpu, bus, op);
-    // The common case in line: retired without a fault or a trap (what
-    // `exec::complete` does for `Next` and `Jump`).
-    if !trap && !bus.fault_pending() {
-        match r {
-            Ok(Flow::Next) => {
-                cpu.eip = next_ip(cpu, op);
-                cpu.clock += 1;
-                return UserOutcome::Ok;
-            }
-            Ok(Flow::Jump) => {
-                cpu.clock += 1;
-                return UserOutcome::Ok;
-            }
-            _ => {}
-        }
+    if retired_in_line(cpu, bus, op, trap, &r) {
+        return UserOutcome::Ok;
     }
     no_undo_rest(cpu, bus, op, trap, eip, r)
 }
@@ -221,21 +208,34 @@ pub fn run_op_light<B: Bus>(cpu: &mut Cpu, bus: &mut B, op: &Op<B>) -> UserOutco
     let regs = cpu.regs;
     let flags = cpu.flags;
     let r = (op.handler)(cpu, bus, op);
-    if !trap && !bus.fault_pending() {
-        match r {
-            Ok(Flow::Next) => {
-                cpu.eip = next_ip(cpu, op);
-                cpu.clock += 1;
-                return UserOutcome::Ok;
-            }
-            Ok(Flow::Jump | Flow::Repeat) => {
-                cpu.clock += 1;
-                return UserOutcome::Ok;
-            }
-            _ => {}
-        }
+    if retired_in_line(cpu, bus, op, trap, &r) {
+        return UserOutcome::Ok;
     }
     light_rest(cpu, bus, op, trap, eip, regs, flags, r)
+}
+
+/// The common case of the snapshot-light dispatches, in line: the handler
+/// answered `r` and the op retired without a fault or a trap (what
+/// `exec::complete` does for `Next`, `Jump` and `Repeat`). False leaves
+/// the dispatch to the `_rest` functions, untouched.
+#[inline(always)]
+fn retired_in_line<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &B,
+    op: &Op<B>,
+    trap: bool,
+    r: &Result<Flow, Exception>,
+) -> bool {
+    if trap || bus.fault_pending() {
+        return false;
+    }
+    match r {
+        Ok(Flow::Next) => cpu.eip = next_ip(cpu, op),
+        Ok(Flow::Jump | Flow::Repeat) => {}
+        _ => return false,
+    }
+    cpu.clock += 1;
+    true
 }
 
 /// The rest of [`run_op_light`] after the handler answered `r`, for a tier
@@ -256,10 +256,43 @@ pub fn light_rest<B: Bus>(
     flags: shared_ir::flags::LazyFlags,
     r: Result<Flow, Exception>,
 ) -> UserOutcome {
+    rest(cpu, bus, op, trap, eip, Some((regs, flags)), r)
+}
+
+/// The rest of [`run_op_no_undo`]: faults, stops, the trap, other flows
+/// (for a tier that runs the handler itself, as [`light_rest`]).
+#[cold]
+#[inline(never)]
+pub fn no_undo_rest<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    op: &Op<B>,
+    trap: bool,
+    eip: u32,
+    r: Result<Flow, Exception>,
+) -> UserOutcome {
+    rest(cpu, bus, op, trap, eip, None, r)
+}
+
+/// Both `_rest` functions: a fault, an exception or a stop restores the
+/// small snapshot `undo` if there is one (a no-undo op changed nothing
+/// before its fault), other flows complete; then `run_op`'s outcome.
+#[inline(always)]
+fn rest<B: Bus>(
+    cpu: &mut Cpu,
+    bus: &mut B,
+    op: &Op<B>,
+    trap: bool,
+    eip: u32,
+    undo: Option<([u32; 8], shared_ir::flags::LazyFlags)>,
+    r: Result<Flow, Exception>,
+) -> UserOutcome {
     let restore = |cpu: &mut Cpu| {
-        cpu.regs = regs;
-        cpu.eip = eip;
-        cpu.flags = flags;
+        if let Some((regs, flags)) = undo {
+            cpu.regs = regs;
+            cpu.eip = eip;
+            cpu.flags = flags;
+        }
     };
     let r = if let Some(f) = bus.take_fault() {
         restore(cpu);
@@ -276,41 +309,6 @@ pub fn light_rest<B: Bus>(
             }
             Err(e) => {
                 restore(cpu);
-                cpu.clock += 1;
-                Err(exec::Raised { e, mem: None })
-            }
-            Ok(flow) => {
-                let out = exec::complete(cpu, op, flow);
-                cpu.clock += 1;
-                Ok(out)
-            }
-        }
-    };
-    outcome(cpu, op, trap, eip, r)
-}
-
-/// The rest of [`run_op_no_undo`]: faults, stops, the trap, other flows
-/// (for a tier that runs the handler itself, as [`light_rest`]).
-#[cold]
-#[inline(never)]
-pub fn no_undo_rest<B: Bus>(
-    cpu: &mut Cpu,
-    bus: &mut B,
-    op: &Op<B>,
-    trap: bool,
-    eip: u32,
-    r: Result<Flow, Exception>,
-) -> UserOutcome {
-    let r = if let Some(f) = bus.take_fault() {
-        cpu.clock += 1;
-        Err(exec::Raised {
-            e: Exception::PF,
-            mem: Some(f),
-        })
-    } else {
-        match r {
-            Ok(Flow::Stop(what)) => Ok(StepOutcome::Stop(exec::stop_reason(cpu, op, what))),
-            Err(e) => {
                 cpu.clock += 1;
                 Err(exec::Raised { e, mem: None })
             }

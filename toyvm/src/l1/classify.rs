@@ -241,40 +241,7 @@ pub fn pm_light<B>(ins: &Instruction, op: &Op<B>, class: u16) -> bool {
         // SETcc, CMOVcc.
         return true;
     }
-    // Not in `is_plain_alu`: moves and exchanges, the stack, multiply and
-    // divide, the string ops (REP or not), bit scans and tests, the flag
-    // ops, BCD adjustments.
-    matches!(
-        m,
-        M::Mov | M::Xchg | M::Xadd | M::Cmpxchg | M::Bswap | M::Xlatb | M::Cmp | M::Test
-    ) || matches!(
-        m,
-        M::Push | M::Pop | M::Pusha | M::Pushad | M::Popa | M::Popad | M::Enter | M::Leave
-    ) || matches!(
-        m,
-        M::Mul | M::Imul | M::Div | M::Idiv | M::Shld | M::Shrd | M::Cdq | M::Bound
-    ) || matches!(
-        m,
-        M::Movsb
-            | M::Movsw
-            | M::Movsd
-            | M::Stosb
-            | M::Stosw
-            | M::Stosd
-            | M::Lodsb
-            | M::Lodsw
-            | M::Lodsd
-            | M::Cmpsb
-            | M::Cmpsw
-            | M::Cmpsd
-            | M::Scasb
-            | M::Scasw
-            | M::Scasd
-    ) || matches!(
-        m,
-        M::Bsf | M::Bsr | M::Bt | M::Bts | M::Btr | M::Btc | M::Nop
-    ) || matches!(
-        m,
-        M::Sahf | M::Lahf | M::Clc | M::Stc | M::Cmc | M::Cld | M::Std
-    ) || matches!(m, M::Daa | M::Das | M::Aaa | M::Aas | M::Aam | M::Aad)
+    // Not in `is_plain_alu`: moves, the stack, multiply and divide, string,
+    // bit, flag and BCD ops (the CPU crate's list, shared with mainemu).
+    crate::cpu::flow::writes_only_gprs_and_memory(m)
 }
