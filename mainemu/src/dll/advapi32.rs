@@ -209,12 +209,17 @@ fn reg_close(env: &mut Env, key: u32) -> u32 {
     ERROR_SUCCESS
 }
 
-/// A value's bytes as an ANSI caller sees them (string types converted).
-fn to_ansi(kind: u32, data: &[u8]) -> Vec<u8> {
-    if !matches!(
+/// Whether a value of this type holds text (UTF-16 inside, ANSI to the A calls).
+fn is_text(kind: u32) -> bool {
+    matches!(
         kind,
         registry::REG_SZ | registry::REG_EXPAND_SZ | registry::REG_MULTI_SZ
-    ) {
+    )
+}
+
+/// A value's bytes as an ANSI caller sees them (string types converted).
+fn to_ansi(kind: u32, data: &[u8]) -> Vec<u8> {
+    if !is_text(kind) {
         return data.to_vec();
     }
     let w: Vec<u16> = data
@@ -228,10 +233,7 @@ fn to_ansi(kind: u32, data: &[u8]) -> Vec<u8> {
 }
 
 fn from_ansi(kind: u32, data: &[u8]) -> Vec<u8> {
-    if !matches!(
-        kind,
-        registry::REG_SZ | registry::REG_EXPAND_SZ | registry::REG_MULTI_SZ
-    ) {
+    if !is_text(kind) {
         return data.to_vec();
     }
     data.iter()
@@ -381,19 +383,16 @@ fn reg_delete_tree(env: &mut Env, key: u32, sub: u32, wide: bool) -> u32 {
     ERROR_SUCCESS
 }
 
-/// Writes a name by the enumeration rules: `cap` (in characters, with the
-/// NUL) must hold it, else ERROR_MORE_DATA; the length written excludes the NUL.
-fn give_name(env: &mut Env, s: &str, buf: u32, len: u32, wide: bool) -> u32 {
+/// Writes a name (UTF-16: only the W enumerations exist) by the enumeration
+/// rules: `cap` (in characters, with the NUL) must hold it, else
+/// ERROR_MORE_DATA; the length written excludes the NUL.
+fn give_name(env: &mut Env, s: &str, buf: u32, len: u32) -> u32 {
     let cap = env.mem.peek_u32(len).unwrap_or(0);
-    let n = if wide {
-        s.encode_utf16().count()
-    } else {
-        s.len()
-    } as u32;
+    let n = s.encode_utf16().count() as u32;
     if n + 1 > cap {
         return ERROR_MORE_DATA;
     }
-    env.put_str(buf, s, wide);
+    env.put_str(buf, s, true);
     env.mem.poke_u32(len, n);
     ERROR_SUCCESS
 }
@@ -423,7 +422,7 @@ fn reg_enum_key(
         return ERROR_NO_MORE_ITEMS;
     };
     let (n, t) = (s.name.clone(), s.time);
-    let r = give_name(env, &n, name, name_len, true);
+    let r = give_name(env, &n, name, name_len);
     if r != ERROR_SUCCESS {
         return r;
     }
@@ -453,7 +452,7 @@ fn reg_enum_value(
     let Some(v) = k.values.get(index as usize).cloned() else {
         return ERROR_NO_MORE_ITEMS;
     };
-    let r = give_name(env, &v.name, name, name_len, true);
+    let r = give_name(env, &v.name, name, name_len);
     if r != ERROR_SUCCESS {
         return r;
     }

@@ -775,6 +775,16 @@ pub fn set_var(vars: &mut Vec<(String, String)>, name: &str, value: Option<&str>
     }
 }
 
+/// The little-endian u16 at offset `o` of `b` (None past its end).
+pub fn u16_at(b: &[u8], o: usize) -> Option<u16> {
+    Some(u16::from_le_bytes(b.get(o..o + 2)?.try_into().ok()?))
+}
+
+/// The little-endian u32 at offset `o` of `b` (None past its end).
+pub fn u32_at(b: &[u8], o: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(o..o + 4)?.try_into().ok()?))
+}
+
 /// UTF-16 units as little-endian bytes.
 pub fn wbytes(w: &[u16]) -> Vec<u8> {
     w.iter().flat_map(|u| u.to_le_bytes()).collect()

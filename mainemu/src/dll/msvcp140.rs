@@ -194,72 +194,57 @@ const STREAMBUF_SLOTS: [&str; 15] = [
 /// standalone ostream's vbtable, built once: each vtable is preceded by
 /// its (null) complete-object-locator slot.
 fn tables(env: &mut Env) -> [u32; 4] {
-    let keys = [
-        "msvcp140.dll!(streambuf vtable)",
-        "msvcp140.dll!(basic_ios vtable)",
-        "msvcp140.dll!(ostream vtable)",
-        "msvcp140.dll!(ostream vbtable)",
-    ];
-    if let Some(&a) = env.data.get(keys[0]) {
-        return [a, env.data[keys[1]], env.data[keys[2]], env.data[keys[3]]];
-    }
-    let base = env.alloc(4 * 24);
-    let mut slots: Vec<u32> = vec![0];
-    for n in STREAMBUF_SLOTS {
-        slots.push(export_addr(env, n));
-    }
-    slots.push(0);
-    slots.push(export_addr(
-        env,
-        "??_G?$basic_ios@DU?$char_traits@D@std@@@std@@UAEPAXI@Z",
-    ));
-    slots.push(0);
-    slots.push(export_addr(
-        env,
-        "??_G?$basic_ostream@DU?$char_traits@D@std@@@std@@UAEPAXI@Z",
-    ));
-    slots.extend([0, 8]);
-    for (i, s) in slots.iter().enumerate() {
-        wr(env, base + 4 * i as u32, *s);
-    }
-    let t = [base + 4, base + 4 * 17, base + 4 * 19, base + 4 * 20];
-    for (k, a) in keys.iter().zip(t) {
-        env.data.insert((*k).into(), a);
-    }
-    t
+    const KEY: &str = "msvcp140.dll!(vtables)";
+    let base = match env.data.get(KEY) {
+        Some(&a) => a,
+        None => {
+            let base = env.alloc(4 * 24);
+            let mut slots: Vec<u32> = vec![0];
+            for n in STREAMBUF_SLOTS {
+                slots.push(export_addr(env, n));
+            }
+            slots.push(0);
+            slots.push(export_addr(
+                env,
+                "??_G?$basic_ios@DU?$char_traits@D@std@@@std@@UAEPAXI@Z",
+            ));
+            slots.push(0);
+            slots.push(export_addr(
+                env,
+                "??_G?$basic_ostream@DU?$char_traits@D@std@@@std@@UAEPAXI@Z",
+            ));
+            slots.extend([0, 8]);
+            for (i, s) in slots.iter().enumerate() {
+                wr(env, base + 4 * i as u32, *s);
+            }
+            env.data.insert(KEY.into(), base);
+            base
+        }
+    };
+    [base + 4, base + 4 * 17, base + 4 * 19, base + 4 * 20]
 }
 
 // ---- basic_streambuf ----------------------------------------------------
 
-/// pptr(), and what `_Pnavail` counts (0 without a buffer).
-fn pnavail(env: &Env, b: u32) -> (u32, u32) {
-    let p = rd(env, rd(env, b + sb::IPNEXT));
-    let n = rd(env, rd(env, b + sb::IPCOUNT)) as i32;
+/// The get and put areas' (next, count) indirection fields.
+const GET: (u32, u32) = (sb::IGNEXT, sb::IGCOUNT);
+const PUT: (u32, u32) = (sb::IPNEXT, sb::IPCOUNT);
+
+/// gptr() or pptr() of the area (GET or PUT), and what `_Gnavail`/`_Pnavail` counts (0
+/// without a buffer).
+fn navail(env: &Env, b: u32, (next, count): (u32, u32)) -> (u32, u32) {
+    let p = rd(env, rd(env, b + next));
+    let n = rd(env, rd(env, b + count)) as i32;
     (p, if p != 0 && n > 0 { n as u32 } else { 0 })
 }
 
-/// pbump(n).
-fn pbump(env: &mut Env, b: u32, n: u32) {
-    let (pn, pc) = (rd(env, b + sb::IPNEXT), rd(env, b + sb::IPCOUNT));
+/// gbump(n) or pbump(n) of the area (GET or PUT).
+fn bump(env: &mut Env, b: u32, (next, count): (u32, u32), n: u32) {
+    let (pn, pc) = (rd(env, b + next), rd(env, b + count));
     let v = rd(env, pn).wrapping_add(n);
     wr(env, pn, v);
     let c = rd(env, pc).wrapping_sub(n);
     wr(env, pc, c);
-}
-
-/// gptr(), and what `_Gnavail` counts.
-fn gnavail(env: &Env, b: u32) -> (u32, u32) {
-    let p = rd(env, rd(env, b + sb::IGNEXT));
-    let n = rd(env, rd(env, b + sb::IGCOUNT)) as i32;
-    (p, if p != 0 && n > 0 { n as u32 } else { 0 })
-}
-
-fn gbump(env: &mut Env, b: u32, n: u32) {
-    let (gn, gc) = (rd(env, b + sb::IGNEXT), rd(env, b + sb::IGCOUNT));
-    let v = rd(env, gn).wrapping_add(n);
-    wr(env, gn, v);
-    let c = rd(env, gc).wrapping_sub(n);
-    wr(env, gc, c);
 }
 
 type Done<T> = Box<dyn FnOnce(&mut Env, T) -> Ret>;
@@ -275,11 +260,11 @@ fn put_chars(
 ) -> Ret {
     let mut at = at;
     while at < bytes.len() {
-        let (p, avail) = pnavail(env, b);
+        let (p, avail) = navail(env, b, PUT);
         if avail > 0 {
             let n = (avail as usize).min(bytes.len() - at);
             env.mem.poke(p, &bytes[at..at + n]);
-            pbump(env, b, n as u32);
+            bump(env, b, PUT, n as u32);
             at += n;
         } else {
             let c = bytes[at] as u32;
@@ -300,12 +285,12 @@ fn put_chars(
 fn get_chars(env: &mut Env, b: u32, dst: u32, count: u64, done: u64, then: Done<u64>) -> Ret {
     let mut done = done;
     while done < count {
-        let (g, avail) = gnavail(env, b);
+        let (g, avail) = navail(env, b, GET);
         if avail > 0 {
             let n = (avail as u64).min(count - done) as u32;
             let bytes = env.read_bytes(g, n).unwrap_or_default();
             env.mem.poke(dst + done as u32, &bytes);
-            gbump(env, b, n);
+            bump(env, b, GET, n);
             done += n as u64;
         } else {
             return vcall(env, b, sb::UFLOW, vec![], move |env, r| {
@@ -323,10 +308,10 @@ fn get_chars(env: &mut Env, b: u32, dst: u32, count: u64, done: u64, then: Done<
 
 /// `sputc(c)`: stores after pptr or calls `overflow`.
 fn sputc(env: &mut Env, b: u32, c: u8, then: impl FnOnce(&mut Env, u32) -> Ret + 'static) -> Ret {
-    let (p, avail) = pnavail(env, b);
+    let (p, avail) = navail(env, b, PUT);
     if avail > 0 {
         env.mem.poke(p, &[c]);
-        pbump(env, b, 1);
+        bump(env, b, PUT, 1);
         then(env, c as u32)
     } else {
         vcall(env, b, sb::OVERFLOW, vec![c as u32], then)
@@ -577,71 +562,65 @@ fn pad(flags: u32, width: i64, fill: u8, text: &[u8]) -> Vec<u8> {
     out
 }
 
-/// `operator<<` of a `bits`-wide integer: sentry, `num_put`, width(0), the state.
-fn insert_int(env: &mut Env, v: i128, signed: bool, bits: u32) -> Ret {
+/// An output call's frame on the `this` stream: the sentry, then `body`
+/// (which ends in `finish`) when the stream is good, else `finish` adding
+/// nothing.
+fn under_sentry(env: &mut Env, body: impl FnOnce(&mut Env, u32) -> Ret + 'static) -> Ret {
     let os = this(env);
     sentry(
         env,
         os,
         Box::new(move |env, ok| {
-            if !ok {
-                return finish(env, os, 0);
+            if ok {
+                body(env, os)
+            } else {
+                finish(env, os, 0)
             }
-            let i = ios_of(env, os);
-            let flags = rd(env, i + ios::FMTFL);
-            let width = rd64(env, i + ios::WIDE);
-            let fill = env.read_bytes(i + ios::FILL, 1).map_or(b' ', |b| b[0]);
-            let text = pad(flags, width, fill, &int_text(flags, v, signed, bits));
-            wr64(env, i + ios::WIDE, 0);
-            let b = rd(env, i + ios::STRBUF);
-            let n = text.len() as u64;
-            put_chars(
-                env,
-                b,
-                std::rc::Rc::new(text),
-                0,
-                Box::new(move |env, put| finish(env, os, if put == n { 0 } else { BADBIT })),
-            )
         }),
     )
+}
+
+/// `operator<<` of a `bits`-wide integer: sentry, `num_put`, width(0), the state.
+fn insert_int(env: &mut Env, v: i128, signed: bool, bits: u32) -> Ret {
+    under_sentry(env, move |env, os| {
+        let i = ios_of(env, os);
+        let flags = rd(env, i + ios::FMTFL);
+        let width = rd64(env, i + ios::WIDE);
+        let fill = env.read_bytes(i + ios::FILL, 1).map_or(b' ', |b| b[0]);
+        let text = pad(flags, width, fill, &int_text(flags, v, signed, bits));
+        wr64(env, i + ios::WIDE, 0);
+        let b = rd(env, i + ios::STRBUF);
+        let n = text.len() as u64;
+        put_chars(
+            env,
+            b,
+            std::rc::Rc::new(text),
+            0,
+            Box::new(move |env, put| finish(env, os, if put == n { 0 } else { BADBIT })),
+        )
+    })
 }
 
 fn ostream_write(env: &mut Env, s: u32, lo: u32, hi: u32) -> Ret {
-    let os = this(env);
-    sentry(
-        env,
-        os,
-        Box::new(move |env, ok| {
-            if !ok {
-                return finish(env, os, 0);
-            }
-            let i = ios_of(env, os);
-            let b = rd(env, i + ios::STRBUF);
-            let n = lo as u64 | (hi as u64) << 32;
-            vcall(env, b, sb::XSPUTN, vec![s, lo, hi], move |env, r| {
-                let edx = env.cpu().regs[reg::EDX];
-                let put = r as u64 | (edx as u64) << 32;
-                finish(env, os, if put == n { 0 } else { BADBIT })
-            })
-        }),
-    )
+    under_sentry(env, move |env, os| {
+        let i = ios_of(env, os);
+        let b = rd(env, i + ios::STRBUF);
+        let n = lo as u64 | (hi as u64) << 32;
+        vcall(env, b, sb::XSPUTN, vec![s, lo, hi], move |env, r| {
+            let edx = env.cpu().regs[reg::EDX];
+            let put = r as u64 | (edx as u64) << 32;
+            finish(env, os, if put == n { 0 } else { BADBIT })
+        })
+    })
 }
 
 fn ostream_put(env: &mut Env, c: u32) -> Ret {
-    let os = this(env);
-    sentry(
-        env,
-        os,
-        Box::new(move |env, ok| {
-            if !ok {
-                return finish(env, os, 0);
-            }
-            let b = rd(env, ios_of(env, os) + ios::STRBUF);
-            sputc(env, b, c as u8, move |env, r| {
-                finish(env, os, if r == EOF { BADBIT } else { 0 })
-            })
-        }),
-    )
+    under_sentry(env, move |env, os| {
+        let b = rd(env, ios_of(env, os) + ios::STRBUF);
+        sputc(env, b, c as u8, move |env, r| {
+            finish(env, os, if r == EOF { BADBIT } else { 0 })
+        })
+    })
 }
 
 /// `basic_ostream(strbuf, isstd)` with MSVC's hidden last argument: nonzero
@@ -661,6 +640,14 @@ fn ostream_ctor(env: &mut Env, strbuf: u32, _isstd: u32, virt: u32) -> Ret {
         Ok(()) => Ret::Value(os),
         Err(stop) => stop,
     }
+}
+
+/// The base `seekoff`/`seekpos` result, fpos(-1): {_Myoff -1, _Fpos 0,
+/// _Mystate {0}} in the caller's return slot.
+fn bad_pos(env: &mut Env, ret: u32) -> u32 {
+    wr64(env, ret, -1);
+    env.mem.poke(ret + 8, &[0; 16]);
+    ret
 }
 
 fn x_throw(what: &str, msg: Option<String>) -> Ret {
@@ -684,11 +671,8 @@ crate::dll! { "msvcp140.dll";
     stdcall fn streambuf_unlock as "?_Unlock@?$basic_streambuf@DU?$char_traits@D@std@@@std@@UAEXXZ"(env) {}
     stdcall fn streambuf_pninc as "?_Pninc@?$basic_streambuf@DU?$char_traits@D@std@@@std@@IAEPADXZ"(env) -> u32 {
         let b = this(env);
-        let (pn, pc) = (rd(env, b + sb::IPNEXT), rd(env, b + sb::IPCOUNT));
-        let c = rd(env, pc).wrapping_sub(1);
-        wr(env, pc, c);
-        let p = rd(env, pn);
-        wr(env, pn, p.wrapping_add(1));
+        let p = rd(env, rd(env, b + sb::IPNEXT));
+        bump(env, b, PUT, 1);
         p
     }
     stdcall fn streambuf_sputc as "?sputc@?$basic_streambuf@DU?$char_traits@D@std@@@std@@QAEHD@Z"(env, c: u32) -> Ret {
@@ -712,9 +696,9 @@ crate::dll! { "msvcp140.dll";
             if r == EOF {
                 return Ret::Value(EOF);
             }
-            let (g, _) = gnavail(env, b);
+            let (g, _) = navail(env, b, GET);
             let c = env.read_bytes(g, 1).map_or(0, |v| v[0]);
-            gbump(env, b, 1);
+            bump(env, b, GET, 1);
             Ret::Value(c as u32)
         })
     }
@@ -730,15 +714,10 @@ crate::dll! { "msvcp140.dll";
         put_chars(env, b, std::rc::Rc::new(bytes), 0, Box::new(|_, put| Ret::Value64(put)))
     }
     stdcall fn streambuf_seekoff as "?seekoff@?$basic_streambuf@DU?$char_traits@D@std@@@std@@MAE?AV?$fpos@U_Mbstatet@@@2@_JHH@Z"(env, ret: u32, lo: u32, hi: u32, way: u32, mode: u32) -> u32 {
-        // fpos(-1): {_Myoff -1, _Fpos 0, _Mystate {0}}.
-        wr64(env, ret, -1);
-        env.mem.poke(ret + 8, &[0; 16]);
-        ret
+        bad_pos(env, ret)
     }
     stdcall fn streambuf_seekpos as "?seekpos@?$basic_streambuf@DU?$char_traits@D@std@@@std@@MAE?AV?$fpos@U_Mbstatet@@@2@V32@H@Z"(env, ret: u32, p0: u32, p1: u32, p2: u32, p3: u32, p4: u32, p5: u32, mode: u32) -> u32 {
-        wr64(env, ret, -1);
-        env.mem.poke(ret + 8, &[0; 16]);
-        ret
+        bad_pos(env, ret)
     }
     stdcall fn streambuf_setbuf as "?setbuf@?$basic_streambuf@DU?$char_traits@D@std@@@std@@MAEPAV12@PAD_J@Z"(env, p: u32, lo: u32, hi: u32) -> u32 { this(env) }
     stdcall fn streambuf_sync as "?sync@?$basic_streambuf@DU?$char_traits@D@std@@@std@@MAEHXZ"(env) -> u32 { 0 }

@@ -58,10 +58,7 @@ pub struct Registry {
 }
 
 fn utf16z(s: &str) -> Vec<u8> {
-    s.encode_utf16()
-        .chain(std::iter::once(0))
-        .flat_map(|u| u.to_le_bytes())
-        .collect()
+    super::wbytes(&s.encode_utf16().chain([0]).collect::<Vec<_>>())
 }
 
 fn sz(name: &str, s: &str) -> Value {

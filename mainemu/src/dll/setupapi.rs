@@ -19,7 +19,7 @@
 //! calls do) or keep state between calls.
 
 use super::kernel32::{file, lzexpand};
-use super::{Env, Ret};
+use super::{u16_at, u32_at, Env, Ret};
 use crate::files::{access, disp, err};
 use crate::io;
 
@@ -58,14 +58,6 @@ pub struct Cabinet {
     data_reserve: usize,
     pub set_id: u16,
     pub number: u16,
-}
-
-fn u16_at(b: &[u8], o: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(o..o + 2)?.try_into().ok()?))
-}
-
-fn u32_at(b: &[u8], o: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(o..o + 4)?.try_into().ok()?))
 }
 
 fn cstr_at(b: &[u8], o: usize) -> Option<(String, usize)> {
@@ -196,14 +188,7 @@ fn read_path(env: &mut Env, path: &str) -> Result<Vec<u8>, u32> {
     if h == u32::MAX {
         return Err(env.last_error);
     }
-    let mut v = Vec::new();
-    let r = loop {
-        match io::read(env, h, 1 << 16) {
-            Ok(c) if c.is_empty() => break Ok(v),
-            Ok(c) => v.extend(c),
-            Err(e) => break Err(e),
-        }
-    };
+    let r = lzexpand::read_all(env, h);
     let _ = io::close(env, h);
     r
 }
@@ -228,16 +213,10 @@ fn write_path(env: &mut Env, path: &str, bytes: &[u8]) -> Result<(), u32> {
 fn find_source(env: &mut Env, name: &str) -> Result<(String, Vec<u8>), u32> {
     match read_path(env, name) {
         Ok(b) => Ok((name.to_string(), b)),
-        Err(e) => {
-            let mut m = name.to_string();
-            match m.pop() {
-                Some(c) if !matches!(c, '\\' | '/' | '.') => {
-                    m.push('_');
-                    read_path(env, &m).map(|b| (m, b)).map_err(|_| e)
-                }
-                _ => Err(e),
-            }
-        }
+        Err(e) => match lzexpand::mangled(name) {
+            Some(m) => read_path(env, &m).map(|b| (m, b)).map_err(|_| e),
+            None => Err(e),
+        },
     }
 }
 
@@ -259,11 +238,8 @@ fn compression_info(
         Ok(x) => x,
         Err(e) => return env.fail(e, false),
     };
-    let (k, target) = if bytes.starts_with(&lzexpand::MAGIC) && bytes.len() >= 14 {
-        (
-            WINLZA,
-            u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]),
-        )
+    let (k, target) = if let Some(size) = lzexpand::expanded_size(&bytes) {
+        (WINLZA, size)
     } else if let Some(cab) = parse(&bytes) {
         (cab.compression(), cab.files.first().map_or(0, |f| f.size))
     } else {

@@ -19,7 +19,7 @@ use crate::files::{access, disp};
 use crate::io;
 
 /// The SZDD signature.
-pub const MAGIC: [u8; 8] = *b"SZDD\x88\xf0\x27\x33";
+const MAGIC: [u8; 8] = *b"SZDD\x88\xf0\x27\x33";
 const HEADER: usize = 14;
 /// LZ handles start here (LZ_MIN_HANDLE); at most 16 are open.
 const LZ_MIN_HANDLE: u32 = 0x400;
@@ -37,6 +37,16 @@ const OF_CREATE: u32 = 0x1000;
 /// HFILE_ERROR.
 const HFILE_ERROR: i32 = -1;
 
+/// Whether `head` starts with a whole SZDD header.
+fn is_szdd(head: &[u8]) -> bool {
+    head.len() >= HEADER && head[..8] == MAGIC
+}
+
+/// The expanded size an SZDD header records (None: no SZDD header).
+pub fn expanded_size(head: &[u8]) -> Option<u32> {
+    is_szdd(head).then(|| u32::from_le_bytes([head[10], head[11], head[12], head[13]]))
+}
+
 /// An open LZ handle: the file it reads and what it expands to.
 pub struct LzFile {
     file: u32,
@@ -46,10 +56,7 @@ pub struct LzFile {
 
 /// Expands an SZDD file; None when it is not one (or uses another method).
 pub fn expand(src: &[u8]) -> Option<Vec<u8>> {
-    if src.len() < HEADER || src[..8] != MAGIC || src[8] != b'A' {
-        return None;
-    }
-    let size = u32::from_le_bytes([src[10], src[11], src[12], src[13]]) as usize;
+    let size = expanded_size(src).filter(|_| src[8] == b'A')? as usize;
     let mut window = [b' '; 4096];
     let mut wpos = 4096 - 16;
     let mut out = Vec::with_capacity(size);
@@ -109,7 +116,7 @@ pub fn expanded_name(name: &str, last: u8) -> String {
 }
 
 /// The name with its last character replaced by `_` (COMPRESS.EXE's name).
-fn mangled(name: &str) -> Option<String> {
+pub fn mangled(name: &str) -> Option<String> {
     let mut s = name.to_string();
     let last = s.pop()?;
     if matches!(last, '\\' | '/' | '.') {
@@ -162,7 +169,7 @@ fn fill_ofstruct(env: &mut Env, ofs: u32, path: &str, code: u32) {
 }
 
 /// Everything left in a file handle.
-fn read_all(env: &mut Env, h: u32) -> Result<Vec<u8>, u32> {
+pub fn read_all(env: &mut Env, h: u32) -> Result<Vec<u8>, u32> {
     let mut v = Vec::new();
     loop {
         let chunk = io::read(env, h, 1 << 16)?;
@@ -195,7 +202,7 @@ fn lz_open(env: &mut Env, name: u32, ofs: u32, style: u32) -> i32 {
     let Ok(head) = io::read(env, h, HEADER as u32) else {
         return h as i32;
     };
-    if head.len() < HEADER || head[..8] != MAGIC {
+    if !is_szdd(&head) {
         let _ = io::seek(env, h, 0, 0);
         return h as i32;
     }
@@ -268,7 +275,7 @@ fn get_expanded_name(env: &mut Env, name: u32, out: u32) -> i32 {
     };
     let head = io::read(env, h, HEADER as u32).unwrap_or_default();
     let _ = io::close(env, h);
-    let result = if head.len() >= HEADER && head[..8] == MAGIC {
+    let result = if is_szdd(&head) {
         expanded_name(&n, head[9])
     } else {
         n

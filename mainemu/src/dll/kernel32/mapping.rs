@@ -22,11 +22,17 @@ pub struct View {
     pub offset: u64,
     pub len: u32,
     pub write: bool,
-    /// Views of paging-file mappings point into the mapping's block.
-    pub owned: bool,
-    /// A handle the view holds on its mapping (closing the mapping's own
-    /// handles leaves a mapped file writable until the view goes).
+    /// A handle a file view holds on its mapping (closing the mapping's own
+    /// handles leaves a mapped file writable until the view goes); 0 for a
+    /// view into a paging-file mapping's block, which owns nothing.
     pub keep: u32,
+}
+
+impl View {
+    /// Whether the view owns its memory (a file view's copy).
+    fn owned(&self) -> bool {
+        self.keep != 0
+    }
 }
 
 /// FILE_MAP_WRITE / FILE_MAP_COPY: the view may be written.
@@ -101,15 +107,13 @@ fn create(env: &mut Env, file: u32, protect: u32, hi: u32, lo: u32, name: u32, w
     h
 }
 
-/// Records a view at `a`; `keep` is the handle a file view holds on its
-/// mapping (0 for a view into a paging-file block, which owns nothing).
+/// Records a view at `a` (`keep`: [`View::keep`]).
 fn add_view(env: &mut Env, a: u32, object: u32, offset: u64, len: u32, write: bool, keep: u32) {
     let v = View {
         object,
         offset,
         len,
         write,
-        owned: keep != 0,
         keep,
     };
     env.k32.views.insert(a, v);
@@ -171,7 +175,7 @@ fn map_view(env: &mut Env, h: u32, access: u32, hi: u32, lo: u32, n: u32) -> u32
 
 /// Writes a file view's bytes back to its file.
 fn flush(env: &mut Env, v: &View, a: u32) -> bool {
-    if !v.owned || !v.write {
+    if !v.owned() || !v.write {
         return true;
     }
     let mut bytes = vec![0u8; v.len as usize];
@@ -201,7 +205,7 @@ fn unmap(env: &mut Env, a: u32) -> bool {
     };
     flush(env, &v, base);
     env.k32.views.remove(&base);
-    if v.owned {
+    if v.owned() {
         env.mem.virtual_free(base, 0, mem::RELEASE).ok();
         crate::io::close(env, v.keep).ok();
     }

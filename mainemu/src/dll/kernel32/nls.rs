@@ -487,7 +487,7 @@ fn format_message(
             Some(Err(e)) if flags & fm::FROM_SYSTEM == 0 => return env.fail(e, 0),
             _ => match system_message(id) {
                 Some(t) => t.to_string(),
-                None => return env.fail(317, 0), // ERROR_MR_MID_NOT_FOUND
+                None => return env.fail(super::resource::ERROR_MR_MID_NOT_FOUND, 0),
             },
         }
     } else {

@@ -20,10 +20,10 @@
 //! `pe::resources`, read through the desktop's per-module image cache as
 //! user32 does), copy resource data, or panic on a bad directory.
 
-use crate::dll::{user32, Env};
+use crate::dll::{u16_at, u32_at, user32, Env};
+use crate::files::err;
 use crate::pe::resources::{self as res, ResId, Resource};
 
-const ERROR_INVALID_HANDLE: u32 = 6;
 const ERROR_RESOURCE_DATA_NOT_FOUND: u32 = 1812;
 const ERROR_RESOURCE_TYPE_NOT_FOUND: u32 = 1813;
 const ERROR_RESOURCE_NAME_NOT_FOUND: u32 = 1814;
@@ -103,7 +103,7 @@ fn find_resource(
 /// (0: the module containing it, else the program).
 fn by_handle(env: &mut Env, module: u32, hrsrc: u32) -> Result<(u32, Resource), u32> {
     if hrsrc == 0 {
-        return Err(ERROR_INVALID_HANDLE);
+        return Err(err::INVALID_HANDLE);
     }
     let base = if module == 0 {
         env.modules
@@ -117,13 +117,13 @@ fn by_handle(env: &mut Env, module: u32, hrsrc: u32) -> Result<(u32, Resource), 
     l.into_iter()
         .find(|r| base.wrapping_add(r.entry_rva) == hrsrc)
         .map(|r| (base, r))
-        .ok_or(ERROR_INVALID_HANDLE)
+        .ok_or(err::INVALID_HANDLE)
 }
 
 /// RT_MESSAGETABLE.
 const RT_MESSAGETABLE: u16 = 11;
-/// ERROR_MR_MID_NOT_FOUND.
-const ERROR_MR_MID_NOT_FOUND: u32 = 317;
+/// ERROR_MR_MID_NOT_FOUND (also FormatMessage's answer for an id no table holds).
+pub const ERROR_MR_MID_NOT_FOUND: u32 = 317;
 
 /// Message `id` of `module`'s message table (FormatMessage's
 /// FROM_HMODULE): MESSAGE_RESOURCE_DATA {block count, blocks {low id, high
@@ -143,14 +143,8 @@ pub fn message(env: &mut Env, module: u32, id: u32, lang: u32) -> Result<String,
     let data = env
         .read_bytes(base.wrapping_add(r.data_rva), r.size)
         .ok_or(ERROR_RESOURCE_DATA_NOT_FOUND)?;
-    let rd32 = |o: usize| {
-        data.get(o..o + 4)
-            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
-    };
-    let rd16 = |o: usize| {
-        data.get(o..o + 2)
-            .map(|b| u16::from_le_bytes(b.try_into().unwrap()))
-    };
+    let rd32 = |o: usize| u32_at(&data, o);
+    let rd16 = |o: usize| u16_at(&data, o);
     let blocks = rd32(0).unwrap_or(0).min(4096) as usize;
     for b in 0..blocks {
         let (Some(low), Some(high), Some(off)) =
