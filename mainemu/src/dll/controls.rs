@@ -449,20 +449,16 @@ fn paint_button(env: &mut Env, h: u32) {
                 cv.fill_rect(r, &face);
                 let top = r.top + 6;
                 let frame = Rect::new(r.left, top, r.right, r.bottom);
-                let sh = solid(cv, color::BTNSHADOW);
-                let hi = solid(cv, color::BTNHIGHLIGHT);
                 // The etched frame: a shadow line with a highlight line inside and below it.
-                for (p, o) in [(&sh, 0), (&hi, 1)] {
+                for (i, o) in [(color::BTNSHADOW, 0), (color::BTNHIGHLIGHT, 1)] {
                     let f = Rect::new(
                         frame.left + o,
                         frame.top + o,
                         frame.right - 1 + o,
                         frame.bottom - 1 + o,
                     );
-                    cv.fill_rect(Rect::new(f.left, f.top, f.right, f.top + 1), p);
-                    cv.fill_rect(Rect::new(f.left, f.bottom - 1, f.right, f.bottom), p);
-                    cv.fill_rect(Rect::new(f.left, f.top, f.left + 1, f.bottom), p);
-                    cv.fill_rect(Rect::new(f.right - 1, f.top, f.right, f.bottom), p);
+                    let c = metrics::sys_color(i);
+                    nc::edge(cv, f, c, c);
                 }
                 if !text.is_empty() {
                     cv.fill_rect(
@@ -560,19 +556,12 @@ fn paint_static(env: &mut Env, h: u32) {
             4..=9 => {
                 let i = [color::WINDOWFRAME, color::BTNSHADOW, color::WINDOW]
                     [((kind - 4) % 3) as usize];
-                let p = solid(cv, i);
                 if kind <= 6 {
-                    cv.fill_rect(r, &p);
+                    cv.fill_rect(r, &solid(cv, i));
                 } else {
                     cv.fill_rect(r, &face);
-                    for e in [
-                        Rect::new(r.left, r.top, r.right, r.top + 1),
-                        Rect::new(r.left, r.bottom - 1, r.right, r.bottom),
-                        Rect::new(r.left, r.top, r.left + 1, r.bottom),
-                        Rect::new(r.right - 1, r.top, r.right, r.bottom),
-                    ] {
-                        cv.fill_rect(e, &p);
-                    }
+                    let c = metrics::sys_color(i);
+                    nc::edge(cv, r, c, c);
                 }
             }
             // SS_ICON, SS_BITMAP, SS_ENHMETAFILE, SS_OWNERDRAW: not drawn.

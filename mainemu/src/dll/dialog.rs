@@ -50,10 +50,10 @@ mod ds {
 }
 
 /// Dialog messages and window-extra offsets.
-const DM_GETDEFID: u32 = 0x400;
+pub(crate) const DM_GETDEFID: u32 = 0x400;
 const DM_SETDEFID: u32 = 0x401;
-const DC_HASDEFID: u32 = 0x534B;
-const WM_NEXTDLGCTL: u32 = 0x28;
+pub(crate) const DC_HASDEFID: u32 = 0x534B;
+pub(crate) const WM_NEXTDLGCTL: u32 = 0x28;
 const DWLP_MSGRESULT: usize = 0;
 const DWLP_DLGPROC: usize = 4;
 const IDOK: u32 = 1;
@@ -968,14 +968,6 @@ fn dlg_default(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, wide: bool) ->
             user32::post(env, h, wm::COMMAND, IDCANCEL, c);
             Ret::Value(0)
         }
-        wm::SETFONT => {
-            if let Some(d) = env.desktop.dialogs.get_mut(&h) {
-                if wp != d.font && d.font != 0 {
-                    // The template font is the dialog's own; another one replaces it in use only.
-                }
-            }
-            user32::def_window_proc(env, h, msg, wp, lp, wide)
-        }
         wm::NCDESTROY => {
             if let Some(d) = env.desktop.dialogs.remove(&h) {
                 if d.font != 0 {
@@ -1539,14 +1531,10 @@ fn dlg_dir_list(
     } else {
         0
     };
-    if let Some(c) = env.desktop.controls.get_mut(&lb) {
-        c.items = names.into_iter().map(|n| (n, 0)).collect();
-        c.sel = None;
-    } else if lb != 0 {
+    if lb != 0 {
         let c = env.desktop.controls.entry(lb).or_default();
         c.items = names.into_iter().map(|n| (n, 0)).collect();
-    }
-    if lb != 0 {
+        c.sel = None;
         env.desktop.invalidate(lb, None, true);
     }
     if st == 0 {

@@ -15,8 +15,10 @@
 //! Owns the control's state and its message semantics. It must not keep
 //! window-manager state (desktop does) or draw outside its client area.
 
+use super::controls::dlgc;
+use super::dialog::{DC_HASDEFID, DM_GETDEFID, WM_NEXTDLGCTL};
 use super::gui_structs::{self as gs, read_str};
-use super::{user32, Env, Ret};
+use super::{kernel32, user32, Env, Ret};
 use crate::desktop::metrics::{self, color};
 use crate::desktop::wm;
 use crate::gdi::raster::Paint;
@@ -131,14 +133,6 @@ fn changed_then(env: &mut Env, h: u32, result: u32) -> Ret {
     )
 }
 
-/// A kernel32 call's value (0 if it has none).
-fn k32(env: &mut Env, name: &str, args: &[u32]) -> u32 {
-    match crate::dll::kernel32::DLL.call(name, env, args) {
-        Ret::Value(v) => v,
-        _ => 0,
-    }
-}
-
 /// The text's bytes in a local buffer (NUL-terminated, the window's character size).
 fn text_bytes(t: &[u16], wide: bool) -> Vec<u8> {
     let mut v = Vec::with_capacity(2 * t.len() + 2);
@@ -161,8 +155,10 @@ fn store_handle(env: &mut Env, h: u32, wide: bool) {
     let (Some(mut a), b) = (s.handle, text_bytes(&s.text, wide)) else {
         return;
     };
-    if (k32(env, "LocalSize", &[a]) as usize) < b.len() {
-        a = k32(env, "LocalAlloc", &[0, b.len().max(64) as u32]);
+    if (kernel32::DLL.call("LocalSize", env, &[a]).value() as usize) < b.len() {
+        a = kernel32::DLL
+            .call("LocalAlloc", env, &[0, b.len().max(64) as u32])
+            .value();
         if a == 0 {
             return;
         }
@@ -200,7 +196,7 @@ fn edit_message(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, wide: bool) -
                 return Ret::Value(a);
             }
             let n = text_bytes(&state(env, h).text, wide).len().max(64) as u32;
-            let a = k32(env, "LocalAlloc", &[0, n]);
+            let a = kernel32::DLL.call("LocalAlloc", env, &[0, n]).value();
             if a != 0 {
                 state(env, h).handle = Some(a);
                 store_handle(env, h, wide);
@@ -265,7 +261,12 @@ fn edit_message(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, wide: bool) -
             if lp != 0 {
                 state(env, h).dialog_mode = true;
             }
-            Ret::Value(0x1 | 0x80 | 0x8 | if multi { 0x4 } else { 0 })
+            Ret::Value(
+                dlgc::WANTARROWS
+                    | dlgc::WANTCHARS
+                    | dlgc::HASSETSEL
+                    | if multi { dlgc::WANTALLKEYS } else { 0 },
+            )
         }
         // A multi-line edit in a dialog hands Tab (WM_NEXTDLGCTL), Escape
         // (WM_CLOSE) and Enter without ES_WANTRETURN (to the default
@@ -279,22 +280,22 @@ fn edit_message(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, wide: bool) -
             match wp {
                 0x09 => {
                     let shift = (env.desktop.keys[0x10] & 0x80 != 0) as u32;
-                    user32::send(env, parent, 0x28, shift, 0, |_, _| Ret::Value(0))
+                    user32::send(env, parent, WM_NEXTDLGCTL, shift, 0, |_, _| Ret::Value(0))
                 }
                 0x1B => {
                     user32::post(env, parent, wm::CLOSE, 0, 0);
                     Ret::Value(0)
                 }
                 _ if style(env, h) & ES_WANTRETURN == 0 => {
-                    user32::send(env, parent, 0x400, 0, 0, move |env, dw| {
-                        if dw >> 16 != 0x534B {
+                    user32::send(env, parent, DM_GETDEFID, 0, 0, move |env, dw| {
+                        if dw >> 16 != DC_HASDEFID {
                             return Ret::Value(0);
                         }
                         let def = super::dialog::dlg_item(env, parent, dw & 0xFFFF);
                         if def == 0 {
                             return Ret::Value(0);
                         }
-                        user32::send(env, parent, 0x28, def, 1, move |env, _| {
+                        user32::send(env, parent, WM_NEXTDLGCTL, def, 1, move |env, _| {
                             user32::post(env, def, wm::KEYDOWN, 0x0D, 0);
                             Ret::Value(0)
                         })

@@ -82,6 +82,7 @@ const BI_PNG: u32 = 5;
 #[derive(Clone, Copy, Debug)]
 struct Hdr {
     width: i32,
+    height: i32,
     planes: u16,
     bpp: u16,
     compression: u32,
@@ -97,6 +98,7 @@ fn peek_hdr(env: &Env, a: u32) -> Option<Hdr> {
         env.mem.peek(a, &mut b[..12])?;
         return Some(Hdr {
             width: u16_at(&b, 4) as i16 as i32,
+            height: u16_at(&b, 6) as i16 as i32,
             planes: u16_at(&b, 8),
             bpp: u16_at(&b, 10),
             compression: dib::BI_RGB,
@@ -106,6 +108,7 @@ fn peek_hdr(env: &Env, a: u32) -> Option<Hdr> {
     env.mem.peek(a, &mut b)?;
     Some(Hdr {
         width: u32_at(&b, 4) as i32,
+        height: u32_at(&b, 8) as i32,
         planes: u16_at(&b, 12),
         bpp: u16_at(&b, 14),
         compression: u32_at(&b, 16),
@@ -960,20 +963,9 @@ fn create_dib_bitmap(
     if hdr.width < 0 || matches!(hdr.compression, BI_JPEG | BI_PNG) {
         return 0;
     }
-    let height = if env.mem.peek_u32(header) == Some(12) {
-        let mut b = [0u8; 2];
-        env.mem.peek(header + 6, &mut b);
-        i16::from_le_bytes(b) as i32
-    } else {
-        env.mem.peek_u32(header + 8).unwrap_or(0) as i32
-    };
-    let (w, h) = (hdr.width, height.saturating_abs());
+    let (w, h) = (hdr.width, hdr.height.saturating_abs());
     let g = gdi(env);
-    let mono = g
-        .dc(hdc)
-        .filter(|d| d.memory)
-        .and_then(|d| g.bitmap(d.bitmap))
-        .is_some_and(|b| b.mono);
+    let mono = g.dc(hdc).is_some_and(|d| g.mono_ddb_dc(d));
     let hbm = if w == 0 || h == 0 {
         gdi(env).stock(crate::gdi::stock::DEFAULT_BITMAP)
     } else if mono || hdc == 0 {
@@ -1707,16 +1699,4 @@ fn char_widths(env: &mut Env, hdc: u32, first: u32, last: u32, out: u32) -> bool
         }
     }
     true
-}
-
-trait RetValue {
-    fn value(self) -> u32;
-}
-impl RetValue for super::Ret {
-    fn value(self) -> u32 {
-        match self {
-            super::Ret::Value(v) => v,
-            _ => 0,
-        }
-    }
 }

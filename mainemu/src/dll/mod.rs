@@ -139,6 +139,15 @@ pub struct GuestCall {
 }
 
 impl Ret {
+    /// EAX of a body that answered at once (0 for any other outcome): a
+    /// host-side caller of another export (`DLL.call`) that needs no more.
+    pub fn value(self) -> u32 {
+        match self {
+            Ret::Value(v) => v,
+            _ => 0,
+        }
+    }
+
     /// Calls `func(args)` and continues with `then`.
     pub fn call(
         func: u32,

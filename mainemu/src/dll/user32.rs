@@ -1883,7 +1883,7 @@ fn oem_convert(env: &mut Env, s: u32, d: u32, n: Option<u32>, to_oem: bool, wide
     let Some(u) = read_str(&env.mem, s, len, src_wide) else {
         return false;
     };
-    let ansi_to_wide = super::kernel32::codepage::ansi_to_wide;
+    use super::kernel32::codepage::{ansi_to_wide, wide_to_ansi};
     let out: Vec<u16> = u
         .iter()
         .map(|&c| {
@@ -1897,9 +1897,7 @@ fn oem_convert(env: &mut Env, s: u32, d: u32, n: Option<u32>, to_oem: bool, wide
             } else if wide {
                 c
             } else {
-                (0..=255u16)
-                    .find(|&b| ansi_to_wide(b as u8) == c)
-                    .unwrap_or(b'?' as u16)
+                wide_to_ansi(c) as u16
             }
         })
         .collect();

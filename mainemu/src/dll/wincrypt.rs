@@ -8,7 +8,11 @@
 //! guest memory on the process heap, at the address the handle is, so it
 //! needs no host-side table. Exported through `advapi32::DLL`'s `@also`.
 //!
-//! Owns these calls and the SHA-1 compression; must not touch host state.
+//! The compression function is the `sha1` crate's (`compress` feature);
+//! this module keeps only the state, padding and guest-memory layout the
+//! hasher type does not expose.
+//!
+//! Owns these calls and the hash objects' layout; must not touch host state.
 
 use super::Env;
 
@@ -57,37 +61,9 @@ impl Default for Sha1 {
 }
 
 impl Sha1 {
+    /// One block through the `sha1` crate's compression function.
     fn compress(&mut self) {
-        let mut w = [0u32; 80];
-        for (i, c) in self.block.chunks(4).enumerate() {
-            w[i] = u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
-        }
-        for i in 16..80 {
-            w[i] = (w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]).rotate_left(1);
-        }
-        let [mut a, mut b, mut c, mut d, mut e] = self.h;
-        for (i, &wi) in w.iter().enumerate() {
-            let (f, k) = match i / 20 {
-                0 => ((b & c) | (!b & d), 0x5A82_7999),
-                1 => (b ^ c ^ d, 0x6ED9_EBA1),
-                2 => ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC),
-                _ => (b ^ c ^ d, 0xCA62_C1D6u32),
-            };
-            let t = a
-                .rotate_left(5)
-                .wrapping_add(f)
-                .wrapping_add(e)
-                .wrapping_add(k)
-                .wrapping_add(wi);
-            e = d;
-            d = c;
-            c = b.rotate_left(30);
-            b = a;
-            a = t;
-        }
-        for (h, v) in self.h.iter_mut().zip([a, b, c, d, e]) {
-            *h = h.wrapping_add(v);
-        }
+        sha1::compress(&mut self.h, &[self.block.into()]);
     }
 
     pub fn update(&mut self, data: &[u8]) {
