@@ -14,7 +14,7 @@
 //! bodies (those are in [`crate::dll`]).
 
 use crate::dll::{Env, Ret};
-use crate::memory::{mem, prot, Memory};
+use crate::memory::{mem, prot, Memory, PAGE_SIZE};
 use crate::modules::{self, Kind, Module};
 use crate::pe::{load, PeFile};
 use crate::threads::{Frame, Origin, State};
@@ -358,8 +358,20 @@ pub fn new_thread(env: &mut Env, start: u32, param: u32, stack_size: u32) -> Res
     let size = stack_size
         .clamp(0x1_0000, 0x100_0000)
         .next_multiple_of(0x1_0000);
-    let bottom = alloc(&mut env.mem, size)?;
+    // Windows' layout: the lowest page of the reservation is never
+    // committed and the one above it is the guard page; the rest is
+    // committed here (Windows commits on demand, which no program can see
+    // apart from VirtualQuery).
+    let bottom = env
+        .mem
+        .virtual_alloc(0, size, mem::RESERVE, prot::READWRITE)
+        .map_err(|e| format!("out of guest memory: {e}"))?;
     let top = bottom + size;
+    let guard = bottom + PAGE_SIZE;
+    let limit = guard + PAGE_SIZE;
+    env.mem
+        .commit(limit, top - limit, prot::READWRITE)
+        .map_err(|e| format!("out of guest memory: {e}"))?;
     let teb_ = alloc(&mut env.mem, teb::SIZE)?;
     let ret = env.thunks.slot(&mut env.mem, Thunk::ThreadReturn)?;
     // [esp] = return to ThreadReturn, [esp+4] = param.
@@ -373,11 +385,12 @@ pub fn new_thread(env: &mut Env, start: u32, param: u32, stack_size: u32) -> Res
         fs_limit: 0xFFF,
     });
     let id = env.threads.add(cpu, teb_, bottom, top);
+    env.threads.by_id_mut(id).expect("just added").stack_guard = Some(guard);
     let m = &mut env.mem;
     let w = |m: &mut Memory, a: u32, v: u32| m.poke_u32(a, v).expect("committed");
     w(m, teb_ + teb::EXCEPTION_LIST, 0xFFFF_FFFF);
     w(m, teb_ + teb::STACK_BASE, top);
-    w(m, teb_ + teb::STACK_LIMIT, bottom);
+    w(m, teb_ + teb::STACK_LIMIT, limit);
     w(m, teb_ + teb::SELF, teb_);
     w(m, teb_ + teb::PROCESS_ID, PROCESS_ID);
     w(m, teb_ + teb::THREAD_ID, id);

@@ -302,6 +302,7 @@ pub fn run_arm_with(
             Exit::Exception(ev) => {
                 let cpu = p.env.cpu().clone();
                 let (rec, eip) = crate::seh::record_of_event(&ev, &cpu);
+                let rec = crate::seh::stack_guard(&mut p.env, rec);
                 let mut at = cpu;
                 at.eip = eip;
                 p.env.clock = at.clock;

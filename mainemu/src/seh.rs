@@ -7,7 +7,8 @@
 //! with the record, its frame, the context; ContinueExecution resumes the
 //! context, ContinueSearch goes on), the unhandled-exception filter, the
 //! report of an exception nobody handled (code, address, registers), and
-//! RtlUnwind's walk. It must not execute guest instructions (handlers run as
+//! RtlUnwind's walk; the stack guard page (a fault on it is
+//! STATUS_STACK_OVERFLOW). It must not execute guest instructions (handlers run as
 //! guest calls through [`Ret::call`]) nor decide what a CPU event is (x86-cpu
 //! reports it).
 
@@ -175,6 +176,36 @@ pub fn record_of_event(ev: &Event, cpu: &Cpu) -> (Record, u32) {
         }
         // INT n with a DPL-0 gate and everything else: an access violation.
         _ => (at(code::ACCESS_VIOLATION, vec![0, 0xFFFF_FFFF]), ev.eip),
+    }
+}
+
+/// A fault on the current thread's guard page is how Windows finds a stack
+/// overflow: the page is committed (the handlers run on it), the guard is
+/// gone, TEB.StackLimit moves down to it, and the record becomes
+/// STATUS_STACK_OVERFLOW with the access and address an access violation
+/// carries. Any other record passes through.
+pub fn stack_guard(env: &mut Env, rec: Record) -> Record {
+    let t = env.threads.cur();
+    let (Some(guard), &[_, addr]) = (t.stack_guard, rec.params.as_slice()) else {
+        return rec;
+    };
+    let on_guard = addr.wrapping_sub(guard) < crate::memory::PAGE_SIZE;
+    if rec.code != code::ACCESS_VIOLATION || !on_guard {
+        return rec;
+    }
+    let teb = t.teb;
+    if env
+        .mem
+        .commit(guard, crate::memory::PAGE_SIZE, crate::memory::prot::READWRITE)
+        .is_err()
+    {
+        return rec;
+    }
+    env.threads.cur_mut().stack_guard = None;
+    let _ = env.mem.poke_u32(teb + crate::process::teb::STACK_LIMIT, guard);
+    Record {
+        code: code::STACK_OVERFLOW,
+        ..rec
     }
 }
 

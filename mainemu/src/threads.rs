@@ -66,6 +66,12 @@ pub struct Thread {
     pub teb: u32,
     pub stack_top: u32,
     pub stack_bottom: u32,
+    /// The stack's guard page (Windows' PAGE_GUARD page above the last,
+    /// never-committed page of the reservation): reserved, not committed,
+    /// until the thread's stack grows into it. The first touch commits it
+    /// and raises STATUS_STACK_OVERFLOW (`seh::stack_guard`); `None` after
+    /// that, so a second overflow is a plain access violation.
+    pub stack_guard: Option<u32>,
     pub frames: Vec<Frame>,
     pub state: State,
     /// The thread was woken from a wait and is retrying its call (not counted again).
@@ -137,6 +143,7 @@ impl Threads {
             teb,
             stack_top,
             stack_bottom,
+            stack_guard: None,
             frames: Vec::new(),
             state: State::Runnable,
             retrying: false,

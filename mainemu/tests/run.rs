@@ -99,6 +99,7 @@ named mutex same=1 err=183 release=1
 const SEH_OUT: &str = "av: v=1234 code=c0000005 read=0 addr=0
 raise: v=5 code=e0001234 args=11,22
 longjmp: v=7 code=c0000005 write=1 addr=10
+overflow: v=9 code=c00000fd write=1 deep=yes
 filter code=c0000005
 ";
 
@@ -131,7 +132,7 @@ fn cases() -> Vec<Case> {
         Case { program: "crtio.exe", args: &[], stdout: CRTIO_OUT, code: 0, dispatches: 32928 },
         Case { program: "threads.exe", args: &[], stdout: THREADS_OUT, code: 0, dispatches: 6010930 },
         // The unhandled-exception filter answers EXECUTE_HANDLER: exit code = the exception code.
-        Case { program: "seh.exe", args: &[], stdout: SEH_OUT, code: 0xC000_0005, dispatches: 7440 },
+        Case { program: "seh.exe", args: &[], stdout: SEH_OUT, code: 0xC000_0005, dispatches: 70872 },
         Case { program: "usedll.exe", args: &[], stdout: "5 5ec2e7\n", code: 0, dispatches: 1731 },
     ]
 }

@@ -1,6 +1,7 @@
 /* seh: structured exception handling through the FS:[0] chain: an access
    violation and a RaiseException handled and continued, setjmp/longjmp out
-   of a handler, and the unhandled-exception filter. */
+   of a handler, a stack overflow (the guard page: STATUS_STACK_OVERFLOW,
+   handled on the guard page itself), and the unhandled-exception filter. */
 #include <stdio.h>
 #include <setjmp.h>
 #include <windows.h>
@@ -21,7 +22,18 @@ static EXCEPTION_DISPOSITION __cdecl handler(EXCEPTION_RECORD *rec, void *frame,
         return ExceptionContinueExecution;
     }
     if (mode == 1) return ExceptionContinueExecution; /* RaiseException returns */
-    longjmp(jb, 7);
+    longjmp(jb, mode == 3 ? 9 : 7);
+}
+
+static volatile int depth, stop_recursing;
+
+/* Recurses until the stack runs out (about 300 bytes a frame). */
+static __attribute__((noinline)) int deep(int n) {
+    volatile char frame[256];
+    frame[0] = (char)n;
+    depth = n;
+    if (stop_recursing) return 0;
+    return deep(n + 1) + frame[0];
 }
 
 struct reg { struct reg *next; void *handler; };
@@ -41,9 +53,11 @@ static int guarded(int m) {
         v = 5;
     } else {
         int j = setjmp(jb);
-        if (j == 0) {
+        if (j == 0 && m == 2) {
             volatile int *p = (int *)16;
             *p = 1;
+        } else if (j == 0) {
+            deep(0);
         }
         v = j;
     }
@@ -64,6 +78,9 @@ int main(void) {
     printf("raise: v=%d code=%08lx args=%lu,%lu\n", v, seen_code, seen_info0, seen_info1);
     v = guarded(2);
     printf("longjmp: v=%d code=%08lx write=%lu addr=%lx\n", v, seen_code, seen_info0, seen_info1);
+    v = guarded(3);
+    printf("overflow: v=%d code=%08lx write=%lu deep=%s\n", v, seen_code, seen_info0,
+           depth > 1000 ? "yes" : "no");
     SetUnhandledExceptionFilter(filter);
     volatile int *p = NULL;
     return *p;
