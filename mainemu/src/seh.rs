@@ -196,13 +196,19 @@ pub fn stack_guard(env: &mut Env, rec: Record) -> Record {
     let teb = t.teb;
     if env
         .mem
-        .commit(guard, crate::memory::PAGE_SIZE, crate::memory::prot::READWRITE)
+        .commit(
+            guard,
+            crate::memory::PAGE_SIZE,
+            crate::memory::prot::READWRITE,
+        )
         .is_err()
     {
         return rec;
     }
     env.threads.cur_mut().stack_guard = None;
-    let _ = env.mem.poke_u32(teb + crate::process::teb::STACK_LIMIT, guard);
+    let _ = env
+        .mem
+        .poke_u32(teb + crate::process::teb::STACK_LIMIT, guard);
     Record {
         code: code::STACK_OVERFLOW,
         ..rec
