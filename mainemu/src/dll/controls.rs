@@ -12,21 +12,17 @@
 //!   WM_GETDLGCODE as the dialog manager asks it.
 //! - STATIC: text (SS_LEFT/CENTER/RIGHT, word wrap, SS_NOPREFIX), the
 //!   filled and framed rectangles; icons and bitmaps draw nothing.
-//! - LISTBOX / COMBOBOX: the item list (add, insert, delete, reset, find,
-//!   text, item data, the selection) shown as rows in a sunken white box;
-//!   a combo box shows its selection in a field with a drop button, the
-//!   list never drops down. A click on a list row selects it
-//!   (LBN_SELCHANGE).
+//! - LISTBOX / COMBOBOX: `dll::listbox` (the list model, its messages and
+//!   pixels); a combo box shows its selection in a field with a drop
+//!   button, the list never drops down.
 //!
 //! Not modelled: owner draw, bitmaps and icons on buttons, colours asked
-//! from the parent (WM_CTLCOLOR*), list scrolling and multiple selection,
-//! combo drop-downs, mnemonics.
+//! from the parent (WM_CTLCOLOR*), combo drop-downs, mnemonics.
 //!
 //! Owns the controls' state (in `Desktop::controls`) and their message
 //! semantics and pixels. It must not run a modal loop or move focus between
 //! controls (the dialog manager, `dll::dialog`, does).
 
-use super::gui_structs::{self as gs, read_str};
 use super::{user32, Env, Ret};
 use crate::desktop::metrics::{self, color, ws};
 use crate::desktop::{nc, wm};
@@ -40,9 +36,8 @@ pub struct Control {
     pub check: u32,
     /// BST_PUSHED: the button is held down.
     pub pushed: bool,
-    /// List items (text, item data) of a list or combo box.
-    pub items: Vec<(Vec<u16>, u32)>,
-    pub sel: Option<usize>,
+    /// The list of a list or combo box (`dll::listbox`).
+    pub list: super::listbox::List,
 }
 
 /// Button styles (BS_*, the low four bits) and messages.
@@ -84,10 +79,7 @@ pub mod dlgc {
 }
 
 const BN_CLICKED: u32 = 0;
-const LBN_SELCHANGE: u32 = 1;
-const CBN_SELCHANGE: u32 = 1;
-const ROW: i32 = 13;
-const LB_ERR: u32 = u32::MAX;
+use super::listbox::list_proc;
 
 mod internal {
     crate::dll! { "user32.dll";
@@ -109,16 +101,16 @@ pub fn wndproc(env: &mut Env, name: &str) -> Option<u32> {
     Some(internal::DLL.guest_addr(env, i))
 }
 
-fn state(env: &mut Env, h: u32) -> &mut Control {
+pub(crate) fn state(env: &mut Env, h: u32) -> &mut Control {
     env.desktop.controls.entry(h).or_default()
 }
 
-fn style(env: &Env, h: u32) -> u32 {
+pub(crate) fn style(env: &Env, h: u32) -> u32 {
     env.desktop.win(h).map_or(0, |w| w.style)
 }
 
 /// Sends WM_COMMAND(id, code, h) to the control's parent.
-fn notify(env: &mut Env, h: u32, code: u32) -> Ret {
+pub(crate) fn notify(env: &mut Env, h: u32, code: u32) -> Ret {
     let (parent, id) = env.desktop.win(h).map_or((0, 0), |w| (w.parent, w.id));
     user32::send(
         env,
@@ -132,7 +124,11 @@ fn notify(env: &mut Env, h: u32, code: u32) -> Ret {
 
 /// Draws the control's client area through a window DC: `f` gets the
 /// canvas, the client rectangle in device pixels and the window.
-fn draw(env: &mut Env, h: u32, f: impl FnOnce(&mut Canvas, Rect, &crate::desktop::Window)) {
+pub(crate) fn draw(
+    env: &mut Env,
+    h: u32,
+    f: impl FnOnce(&mut Canvas, Rect, &crate::desktop::Window),
+) {
     if let Some(w) = env.desktop.win_mut(h) {
         w.update = crate::gdi::region::Region::empty();
         w.erase = false;
@@ -159,7 +155,7 @@ fn draw(env: &mut Env, h: u32, f: impl FnOnce(&mut Canvas, Rect, &crate::desktop
     env.desktop.gdi.delete_dc(hdc);
 }
 
-fn solid(cv: &Canvas, i: u32) -> Paint {
+pub(crate) fn solid(cv: &Canvas, i: u32) -> Paint {
     Paint::Solid(cv.bits.from_color(metrics::sys_color(i)))
 }
 
@@ -608,344 +604,6 @@ fn paint_static(env: &mut Env, h: u32) {
                     nc::label(cv, x, r.top + 13 * i as i32, l, ink, false);
                 }
             }
-        }
-    });
-}
-
-/// LB_* and CB_* messages (the ones the list model answers).
-mod lb {
-    pub const ADDSTRING: u32 = 0x180;
-    pub const INSERTSTRING: u32 = 0x181;
-    pub const DELETESTRING: u32 = 0x182;
-    pub const RESETCONTENT: u32 = 0x184;
-    pub const SETCURSEL: u32 = 0x186;
-    pub const GETCURSEL: u32 = 0x188;
-    pub const GETTEXT: u32 = 0x189;
-    pub const GETTEXTLEN: u32 = 0x18A;
-    pub const GETCOUNT: u32 = 0x18B;
-    pub const SELECTSTRING: u32 = 0x18C;
-    pub const FINDSTRING: u32 = 0x18F;
-    pub const GETITEMDATA: u32 = 0x199;
-    pub const SETITEMDATA: u32 = 0x19A;
-    pub const FINDSTRINGEXACT: u32 = 0x1A2;
-    pub const DIR: u32 = 0x18D;
-}
-
-/// A combo box message as the list box message that does the same.
-fn combo_to_list(msg: u32) -> Option<u32> {
-    Some(match msg {
-        0x143 => lb::ADDSTRING,
-        0x145 => lb::DIR,
-        0x144 => lb::DELETESTRING,
-        0x146 => lb::GETCOUNT,
-        0x147 => lb::GETCURSEL,
-        0x148 => lb::GETTEXT,
-        0x149 => lb::GETTEXTLEN,
-        0x14A => lb::INSERTSTRING,
-        0x14B => lb::RESETCONTENT,
-        0x14C => lb::FINDSTRING,
-        0x14D => lb::SELECTSTRING,
-        0x14E => lb::SETCURSEL,
-        0x150 => lb::GETITEMDATA,
-        0x151 => lb::SETITEMDATA,
-        0x158 => lb::FINDSTRINGEXACT,
-        _ => return None,
-    })
-}
-
-/// Case-insensitive prefix (or whole-string) match from `start + 1`, wrapping.
-fn find(items: &[(Vec<u16>, u32)], start: u32, s: &[u16], exact: bool) -> u32 {
-    let n = items.len();
-    if n == 0 {
-        return LB_ERR;
-    }
-    let up = crate::desktop::upper;
-    let want = up(s);
-    let first = if start as i32 == -1 || start as usize >= n {
-        0
-    } else {
-        start as usize + 1
-    };
-    (0..n)
-        .map(|k| (first + k) % n)
-        .find(|&i| {
-            let t = up(&items[i].0);
-            if exact {
-                t == want
-            } else {
-                t.starts_with(&want)
-            }
-        })
-        .map_or(LB_ERR, |i| i as u32)
-}
-
-/// LB_DIR / CB_DIR (DlgDirList's listing): the entries of the spec's
-/// directory matching its pattern (`*.*` without one). Read-write files
-/// always, unless DDL_EXCLUSIVE (0x8000) asks only for the attributes given
-/// (read-only 1, hidden 2, system 4, archive 0x20); DDL_DIRECTORY (0x10)
-/// adds subdirectories as `[name]` (with `[..]` below a root), DDL_DRIVES
-/// (0x4000) the drives as `[-c-]`. In the directory's name order.
-pub fn dir_entries(env: &Env, spec: &str, attrs: u32) -> Vec<Vec<u16>> {
-    let spec = if spec.is_empty() { "*.*" } else { spec };
-    let (dir, pattern) = match spec.rfind(['\\', '/', ':']) {
-        Some(i) => (spec[..=i].to_string(), &spec[i + 1..]),
-        None => (env.drives.cwd(), spec),
-    };
-    let pattern = if pattern.is_empty() { "*.*" } else { pattern };
-    let exclusive = attrs & 0x8000 != 0;
-    let mut out = Vec::new();
-    if let Ok(host) = env.drives.resolve(&dir) {
-        let root = env.drives.is_root(&dir);
-        for e in crate::files::list(&host, pattern, !root).unwrap_or_default() {
-            let is_dir = e.attrs & 0x10 != 0;
-            if is_dir {
-                if attrs & 0x10 != 0 && e.name != "." {
-                    out.push(gs::units(&format!("[{}]", e.name)));
-                }
-                continue;
-            }
-            let wanted = e.attrs & attrs & 0x27 != 0;
-            if (!exclusive && e.attrs & 0x7 == 0) || wanted {
-                out.push(gs::units(&e.name));
-            }
-        }
-    }
-    if attrs & 0x4000 != 0 {
-        for l in env.drives.letters() {
-            out.push(gs::units(&format!("[-{}-]", l.to_ascii_lowercase())));
-        }
-    }
-    out
-}
-
-fn list_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, combo: bool) -> Ret {
-    let wide = env.desktop.win(h).is_some_and(|w| w.wide);
-    let msg = if combo {
-        combo_to_list(msg).unwrap_or(msg)
-    } else {
-        msg
-    };
-    let text = |env: &Env| read_str(&env.mem, lp, -1, wide).unwrap_or_default();
-    let r = match msg {
-        wm::NCDESTROY => {
-            env.desktop.controls.remove(&h);
-            0
-        }
-        wm::PAINT => {
-            paint_list(env, h, combo);
-            return Ret::Value(0);
-        }
-        wm::ERASEBKGND => 1,
-        wm::GETDLGCODE => dlgc::WANTARROWS | dlgc::WANTCHARS,
-        wm::SETFOCUS | wm::KILLFOCUS => 0,
-        lb::ADDSTRING => {
-            let t = text(env);
-            let s = state(env, h);
-            s.items.push((t, 0));
-            s.items.len() as u32 - 1
-        }
-        lb::INSERTSTRING => {
-            let t = text(env);
-            let s = state(env, h);
-            let at = if wp as i32 == -1 || wp as usize > s.items.len() {
-                s.items.len()
-            } else {
-                wp as usize
-            };
-            s.items.insert(at, (t, 0));
-            at as u32
-        }
-        lb::DELETESTRING => {
-            let s = state(env, h);
-            if (wp as usize) < s.items.len() {
-                s.items.remove(wp as usize);
-                if s.sel == Some(wp as usize) {
-                    s.sel = None;
-                }
-                s.items.len() as u32
-            } else {
-                LB_ERR
-            }
-        }
-        lb::RESETCONTENT => {
-            let s = state(env, h);
-            s.items.clear();
-            s.sel = None;
-            0
-        }
-        lb::SETCURSEL => {
-            let s = state(env, h);
-            if (wp as usize) < s.items.len() {
-                s.sel = Some(wp as usize);
-                wp
-            } else {
-                s.sel = None;
-                // Windows answers LB_ERR for -1 too (the selection is cleared).
-                LB_ERR
-            }
-        }
-        lb::GETCURSEL => state(env, h).sel.map_or(LB_ERR, |i| i as u32),
-        lb::GETTEXT => match state(env, h).items.get(wp as usize).cloned() {
-            Some((t, _)) => {
-                gs::write_str(&mut env.mem, lp, t.len() as u32 + 1, &t, wide);
-                t.len() as u32
-            }
-            None => LB_ERR,
-        },
-        lb::GETTEXTLEN => state(env, h)
-            .items
-            .get(wp as usize)
-            .map_or(LB_ERR, |t| t.0.len() as u32),
-        lb::GETCOUNT => state(env, h).items.len() as u32,
-        lb::FINDSTRING | lb::FINDSTRINGEXACT | lb::SELECTSTRING => {
-            let t = text(env);
-            let s = state(env, h);
-            let i = find(&s.items, wp, &t, msg == lb::FINDSTRINGEXACT);
-            if msg == lb::SELECTSTRING && i != LB_ERR {
-                s.sel = Some(i as usize);
-            }
-            i
-        }
-        lb::DIR => {
-            let spec = text(env);
-            let names = dir_entries(env, &String::from_utf16_lossy(&spec), wp);
-            let s = state(env, h);
-            for n in names {
-                s.items.push((n, 0));
-            }
-            if s.items.is_empty() {
-                LB_ERR
-            } else {
-                s.items.len() as u32 - 1
-            }
-        }
-        lb::GETITEMDATA => state(env, h).items.get(wp as usize).map_or(LB_ERR, |t| t.1),
-        lb::SETITEMDATA => match state(env, h).items.get_mut(wp as usize) {
-            Some(t) => {
-                t.1 = lp;
-                1
-            }
-            None => LB_ERR,
-        },
-        wm::LBUTTONDOWN if !combo => {
-            let y = (lp >> 16) as i16 as i32;
-            let row = ((y - 2) / ROW).max(0) as usize;
-            let s = state(env, h);
-            if row < s.items.len() && s.sel != Some(row) {
-                s.sel = Some(row);
-                paint_list(env, h, combo);
-                let notify_on = style(env, h) & 1 != 0; // LBS_NOTIFY
-                return user32::set_focus(env, h, move |env, _| {
-                    if notify_on {
-                        notify(env, h, LBN_SELCHANGE)
-                    } else {
-                        Ret::Value(0)
-                    }
-                });
-            }
-            return user32::set_focus(env, h, |_, _| Ret::Value(0));
-        }
-        wm::LBUTTONDOWN => return user32::set_focus(env, h, |_, _| Ret::Value(0)),
-        wm::KEYDOWN if matches!(wp, 0x26 | 0x28) => {
-            // Up and Down move the selection.
-            let s = state(env, h);
-            let n = s.items.len();
-            if n == 0 {
-                return Ret::Value(0);
-            }
-            let cur = s.sel.unwrap_or(0);
-            s.sel = Some(if wp == 0x26 {
-                cur.saturating_sub(1)
-            } else {
-                (cur + 1).min(n - 1)
-            });
-            paint_list(env, h, combo);
-            return notify(env, h, if combo { CBN_SELCHANGE } else { LBN_SELCHANGE });
-        }
-        _ => return user32::def_window_proc(env, h, msg, wp, lp, true),
-    };
-    if matches!(
-        msg,
-        lb::DIR
-            | lb::ADDSTRING
-            | lb::INSERTSTRING
-            | lb::DELETESTRING
-            | lb::RESETCONTENT
-            | lb::SETCURSEL
-            | lb::SELECTSTRING
-    ) {
-        paint_list(env, h, combo);
-    }
-    Ret::Value(r)
-}
-
-fn paint_list(env: &mut Env, h: u32, combo: bool) {
-    let s = state(env, h).clone();
-    let focused = env.desktop.focus == h;
-    draw(env, h, |cv, r, _w| {
-        let white = solid(cv, color::WINDOW);
-        let hl = solid(cv, color::HIGHLIGHT);
-        let row_text = |cv: &mut Canvas, x: i32, y: i32, t: &[u16], sel: bool| {
-            let col = metrics::sys_color(if sel {
-                color::HIGHLIGHTTEXT
-            } else {
-                color::WINDOWTEXT
-            });
-            let ink = cv.bits.from_color(col);
-            crate::gdi::font::Face::new(0, 400, false, false).draw(cv, x, y, t, ink, None);
-        };
-        if combo {
-            // The field (one row high) with the drop button at its right.
-            let field = Rect::new(r.left, r.top, r.right, r.top + ROW + 8);
-            cv.fill_rect(field, &white);
-            nc::sunken(cv, field);
-            let bw = 16;
-            nc::button(
-                cv,
-                Rect::new(
-                    field.right - 2 - bw,
-                    field.top + 2,
-                    field.right - 2,
-                    field.bottom - 2,
-                ),
-                false,
-            );
-            // The drop arrow: a small black triangle.
-            let ink = cv.bits.from_color(metrics::sys_color(color::BTNTEXT));
-            let (ax, ay) = (
-                field.right - 2 - bw / 2 - 3,
-                field.top + (field.height() - 4) / 2,
-            );
-            for k in 0..4 {
-                for x in ax + k..ax + 7 - k {
-                    cv.plot(x, ay + k, ink);
-                }
-            }
-            if let Some((t, _)) = s.sel.and_then(|i| s.items.get(i)) {
-                let inner = Rect::new(
-                    field.left + 3,
-                    field.top + 3,
-                    field.right - 3 - bw,
-                    field.bottom - 3,
-                );
-                if focused {
-                    cv.fill_rect(inner, &hl);
-                }
-                row_text(cv, inner.left + 1, inner.top + 1, t, focused);
-            }
-            return;
-        }
-        cv.fill_rect(r, &white);
-        nc::sunken(cv, r);
-        let inner = Rect::new(r.left + 2, r.top + 2, r.right - 2, r.bottom - 2);
-        let rows = (inner.height() / ROW).max(0) as usize;
-        for (i, (t, _)) in s.items.iter().take(rows).enumerate() {
-            let y = inner.top + i as i32 * ROW;
-            let sel = s.sel == Some(i);
-            if sel {
-                cv.fill_rect(Rect::new(inner.left, y, inner.right, y + ROW), &hl);
-            }
-            row_text(cv, inner.left + 2, y, t, sel);
         }
     });
 }

@@ -1520,7 +1520,7 @@ fn dlg_dir_list(
         let u: Vec<u16> = pattern.encode_utf16().collect();
         gs::write_str(&mut env.mem, spec, u.len() as u32 + 1, &u, wide);
     }
-    let names = super::controls::dir_entries(env, &pattern, attrs);
+    let names = super::listbox::dir_entries(env, &pattern, attrs);
     let lb = if list != 0 {
         dlg_item(env, dlg, list as u32)
     } else {
@@ -1533,8 +1533,8 @@ fn dlg_dir_list(
     };
     if lb != 0 {
         let c = env.desktop.controls.entry(lb).or_default();
-        c.items = names.into_iter().map(|n| (n, 0)).collect();
-        c.sel = None;
+        c.list.clear();
+        c.list.items = names.into_iter().map(super::listbox::Item::text).collect();
         env.desktop.invalidate(lb, None, true);
     }
     if st == 0 {
@@ -1558,7 +1558,12 @@ fn dlg_dir_select(env: &mut Env, dlg: u32, buf: u32, n: i32, list: i32, wide: bo
     let Some(c) = env.desktop.controls.get(&lb) else {
         return false;
     };
-    let Some((t, _)) = c.sel.and_then(|i| c.items.get(i)).cloned() else {
+    let Some(t) = c
+        .list
+        .sel
+        .and_then(|i| c.list.items.get(i))
+        .map(|t| t.text.clone())
+    else {
         return false;
     };
     let t = String::from_utf16_lossy(&t);

@@ -73,6 +73,7 @@ pub mod gdi32;
 pub mod gui_structs;
 pub mod imm32;
 pub mod kernel32;
+pub mod listbox;
 pub mod menu;
 pub mod msvcp140;
 pub mod msvcrt;
