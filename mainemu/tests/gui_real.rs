@@ -468,7 +468,7 @@ fn notepad_menu_closes() {
 /// that take at most 1M dispatches, under l0 and l1: the exact summary
 /// counts (gdi32_brush 689 tests / 7 failures, gdi32_gdiobj 49 / 1,
 /// gdi32_pen 907 / 0, user32_class 1123 / 350, user32_listbox 1123 / 73,
-/// user32_text 859 / 110, user32_wsprintf 58 / 0)
+/// user32_text 885 / 1, user32_wsprintf 58 / 0)
 /// or the current ending (gdi32_dib: the binary's own sincos calls itself
 /// until the stack reaches its guard page; exit 0xC00000FD). 8 rows: all but bitmap, dialog, edit, msg
 /// and sysparams (each over 1M dispatches). The full table:

@@ -67,6 +67,7 @@ pub mod comdlg32;
 pub mod controls;
 pub mod crt;
 pub mod dialog;
+pub mod drawtext;
 pub mod edit;
 pub mod filedlg;
 pub mod gdi32;

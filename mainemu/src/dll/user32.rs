@@ -1225,96 +1225,6 @@ fn system_parameters(env: &mut Env, action: u32, out: u32) -> bool {
     }
 }
 
-/// DrawText: lines split at newlines (or one line), aligned in `r`.
-fn draw_text(env: &mut Env, hdc: u32, s: &[u16], r: u32, fmt: u32) -> i32 {
-    let Some(mut rect) = read_rect(&env.mem, r) else {
-        return 0;
-    };
-    let face = env.desktop.gdi.face(hdc);
-    let prefix = fmt & 0x800 == 0;
-    let strip = |l: &[u16]| -> Vec<u16> {
-        if !prefix {
-            return l.to_vec();
-        }
-        let mut v = Vec::new();
-        let mut i = 0;
-        while i < l.len() {
-            if l[i] == b'&' as u16 && i + 1 < l.len() {
-                i += 1;
-            }
-            v.push(l[i]);
-            i += 1;
-        }
-        v
-    };
-    let mut lines: Vec<Vec<u16>> = if fmt & 0x20 != 0 {
-        vec![strip(
-            &s.iter()
-                .copied()
-                .filter(|&c| c != 10 && c != 13)
-                .collect::<Vec<_>>(),
-        )]
-    } else {
-        s.split(|&c| c == 10)
-            .map(|l| strip(&l.iter().copied().filter(|&c| c != 13).collect::<Vec<_>>()))
-            .collect()
-    };
-    if fmt & 0x10 != 0 {
-        // DT_WORDBREAK: wrap at spaces to the rectangle's width.
-        let maxc = (rect.width() / face.char_width()).max(1) as usize;
-        let mut out = Vec::new();
-        for l in lines {
-            let mut cur: Vec<u16> = Vec::new();
-            for word in l.split(|&c| c == 32) {
-                if !cur.is_empty() && cur.len() + 1 + word.len() > maxc {
-                    out.push(std::mem::take(&mut cur));
-                }
-                if !cur.is_empty() {
-                    cur.push(32);
-                }
-                cur.extend_from_slice(word);
-            }
-            out.push(cur);
-        }
-        lines = out;
-    }
-    let lh = face.height();
-    let total = lh * lines.len() as i32;
-    if fmt & 0x400 != 0 {
-        let w = lines.iter().map(|l| face.width(l.len())).max().unwrap_or(0);
-        rect.right = rect.left + w;
-        rect.bottom = rect.top + total;
-        write_rect(&mut env.mem, r, rect);
-        return total;
-    }
-    let mut y = if fmt & 0x24 == 0x24 {
-        rect.top + (rect.height() - lh) / 2
-    } else if fmt & 0x28 == 0x28 {
-        rect.bottom - lh
-    } else {
-        rect.top
-    };
-    let (g, m) = (&mut env.desktop.gdi, &mut env.mem);
-    g.draw(m, hdc, |t| {
-        if fmt & 0x100 == 0 {
-            // Clip to the rectangle unless DT_NOCLIP.
-            let tr = t.dc.rect_to_target(rect);
-            t.clip = t.clip.intersect_rect(tr);
-        }
-        for l in &lines {
-            let w = face.width(l.len());
-            let x = match fmt & 3 {
-                1 => rect.left + (rect.width() - w) / 2,
-                2 => rect.right - w,
-                _ => rect.left,
-            };
-            t.text(x, y, l, face);
-            y += lh;
-        }
-    });
-    total
-}
-
 fn menu_entry_mut<'a>(
     d: &'a mut Desktop,
     hmenu: u32,
@@ -1646,48 +1556,6 @@ fn scroll_info(env: &mut Env, h: u32, bar: i32, si: u32, set: bool) -> u32 {
     1
 }
 
-/// GetTabbedTextExtent: the string's width with tabs expanded (no tab
-/// positions: every 8 average characters; one: every that many pixels;
-/// more: those positions, then the last spacing repeated) and the cell
-/// height, as MAKELONG(width, height).
-fn tabbed_extent(
-    env: &mut Env,
-    hdc: u32,
-    s: u32,
-    n: i32,
-    ntabs: i32,
-    tabs: u32,
-    wide: bool,
-) -> u32 {
-    let t = read_str(&env.mem, s, n.max(0), wide).unwrap_or_default();
-    let face = env.desktop.gdi.face(hdc);
-    let cw = face.char_width();
-    let stops: Vec<i32> = (0..ntabs.clamp(0, 256) as u32)
-        .filter_map(|i| gs::read_i32(&env.mem, tabs + 4 * i))
-        .collect();
-    let mut x = 0;
-    for &c in &t {
-        if c != 9 {
-            x += cw;
-            continue;
-        }
-        let every = match stops.as_slice() {
-            [] => 8 * cw,
-            [d] => *d,
-            _ => 0,
-        };
-        x = if every > 0 {
-            (x / every + 1) * every
-        } else {
-            match stops.iter().find(|&&p| p > x) {
-                Some(&p) => p,
-                None => x + cw,
-            }
-        };
-    }
-    (x as u32 & 0xFFFF) | (face.height() as u32) << 16
-}
-
 /// EnumDisplaySettings: one mode, the screen (32 bits per pixel, 60 Hz),
 /// for mode 0 and ENUM_CURRENT/REGISTRY_SETTINGS (-1, -2); DEVMODE's
 /// fields at their A or W offsets (the W name fields are twice as long).
@@ -1964,7 +1832,7 @@ fn draw_state(
                     at,
                     Rect::new(x + dx, y + dx, x + dx + cx.max(0), y + dx + cy.max(0)),
                 );
-                draw_text(env, hdc, &t, at, fmt);
+                super::drawtext::draw_text(env, hdc, &t, at, fmt, (0, 0), 8);
                 if let (Some(o), Some(dc)) = (old, env.desktop.gdi.dc_mut(hdc)) {
                     dc.s.text_color = o;
                 }
@@ -2484,25 +2352,13 @@ crate::dll! { "user32.dll";
             if edge & 0x5 != 0 { crate::desktop::nc::raised(&mut c, tr) } else { crate::desktop::nc::sunken(&mut c, tr) }
         }).is_some()
     }
-    stdcall fn DrawTextW(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32) -> i32 {
-        let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, true).unwrap_or_default();
-        draw_text(env, hdc, &t, r, fmt)
-    }
-    // DrawTextEx: DrawText's formats; the DRAWTEXTPARAMS margins and tab length are not applied.
-    stdcall fn DrawTextExA(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32, params: u32) -> i32 {
-        let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, false).unwrap_or_default();
-        draw_text(env, hdc, &t, r, fmt)
-    }
-    stdcall fn DrawTextExW(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32, params: u32) -> i32 {
-        let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, true).unwrap_or_default();
-        draw_text(env, hdc, &t, r, fmt)
-    }
+    stdcall fn DrawTextW(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32) -> i32 { super::drawtext::draw_text_call(env, hdc, s, n, r, fmt, 0, true) }
+    // DrawTextEx: DrawText's formats and DRAWTEXTPARAMS' margins (the tab length is not applied).
+    stdcall fn DrawTextExA(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32, params: u32) -> i32 { super::drawtext::draw_text_call(env, hdc, s, n, r, fmt, params, false) }
+    stdcall fn DrawTextExW(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32, params: u32) -> i32 { super::drawtext::draw_text_call(env, hdc, s, n, r, fmt, params, true) }
     stdcall fn EnumDisplaySettingsA(env, dev: u32, mode: i32, dm: u32) -> bool { display_settings(env, mode, dm, false) }
     stdcall fn EnumDisplaySettingsW(env, dev: u32, mode: i32, dm: u32) -> bool { display_settings(env, mode, dm, true) }
-    stdcall fn DrawTextA(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32) -> i32 {
-        let t = read_str(&env.mem, s, if n < 0 { -1 } else { n }, false).unwrap_or_default();
-        draw_text(env, hdc, &t, r, fmt)
-    }
+    stdcall fn DrawTextA(env, hdc: u32, s: u32, n: i32, r: u32, fmt: u32) -> i32 { super::drawtext::draw_text_call(env, hdc, s, n, r, fmt, 0, false) }
     stdcall fn SetCapture(env, h: u32) -> u32 { std::mem::replace(&mut desk(env).capture, h) }
     stdcall fn ReleaseCapture(env) -> bool { desk(env).capture = 0; true }
     stdcall fn GetCapture(env) -> u32 { desk(env).capture }
@@ -2561,8 +2417,8 @@ crate::dll! { "user32.dll";
     // Scroll bars are not drawn: showing and enabling them changes nothing visible.
     stdcall fn ShowScrollBar(env, h: u32, bar: i32, show: bool) -> bool { desk(env).win(h).is_some() }
     stdcall fn EnableScrollBar(env, h: u32, bar: u32, arrows: u32) -> bool { desk(env).win(h).is_some() }
-    stdcall fn GetTabbedTextExtentA(env, hdc: u32, s: u32, n: i32, ntabs: i32, tabs: u32) -> u32 { tabbed_extent(env, hdc, s, n, ntabs, tabs, false) }
-    stdcall fn GetTabbedTextExtentW(env, hdc: u32, s: u32, n: i32, ntabs: i32, tabs: u32) -> u32 { tabbed_extent(env, hdc, s, n, ntabs, tabs, true) }
+    stdcall fn GetTabbedTextExtentA(env, hdc: u32, s: u32, n: i32, ntabs: i32, tabs: u32) -> u32 { super::drawtext::tabbed_extent(env, hdc, s, n, ntabs, tabs, false) }
+    stdcall fn GetTabbedTextExtentW(env, hdc: u32, s: u32, n: i32, ntabs: i32, tabs: u32) -> u32 { super::drawtext::tabbed_extent(env, hdc, s, n, ntabs, tabs, true) }
     stdcall fn GetClassNameA(env, h: u32, buf: u32, n: i32) -> u32 { class_name(env, h, buf, n, false) }
     stdcall fn GetClassNameW(env, h: u32, buf: u32, n: i32) -> u32 { class_name(env, h, buf, n, true) }
     stdcall fn GetWindow(env, h: u32, cmd: u32) -> u32 { get_window(env, h, cmd) }
