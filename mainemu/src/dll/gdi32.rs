@@ -890,13 +890,18 @@ pub fn default_palette(bpp: u16) -> Vec<Colorref> {
             rgb(255, 255, 255),
         ],
         _ => {
-            // The 20 static colours at both ends, a 6x6x6 cube between.
+            // The 20 static colours at both ends; between them Windows'
+            // 3-3-2 table (entry i: red (i & 7) << 5, green (i & 0x38) << 2,
+            // blue i & 0xC0; Wine's bitmap.c test_GetDIBits pins it).
             let mut p = vec![0; 256];
             p[..10].copy_from_slice(&crate::gdi::STATIC_COLORS[..10]);
             p[246..].copy_from_slice(&crate::gdi::STATIC_COLORS[10..]);
-            for i in 0..216u32 {
-                let (r, g, b) = ((i / 36) as u8, (i / 6 % 6) as u8, (i % 6) as u8);
-                p[10 + i as usize] = rgb(r * 51, g * 51, b * 51);
+            for i in 10..246u32 {
+                p[i as usize] = rgb(
+                    ((i & 7) << 5) as u8,
+                    ((i & 0x38) << 2) as u8,
+                    (i & 0xC0) as u8,
+                );
             }
             p
         }

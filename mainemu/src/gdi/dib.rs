@@ -107,7 +107,12 @@ impl DibInfo {
         for i in 0..n {
             let c = if pal_colors {
                 let idx = u16_at(b, off + 2 * i).ok_or("colour table truncated")? as usize;
-                dc_palette.get(idx).copied().unwrap_or(0)
+                // Indexes past the palette wrap around it (Windows: a
+                // 37-entry palette gives entry i % 37 for index i).
+                match dc_palette.len() {
+                    0 => 0,
+                    len => dc_palette[idx % len],
+                }
             } else if rgbquad {
                 let o = off + 4 * i;
                 let e = b.get(o..o + 3).ok_or("colour table truncated")?;
