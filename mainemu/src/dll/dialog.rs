@@ -1327,7 +1327,7 @@ fn spec(inst: u32, owner: u32, proc_: u32, param: u32, wide: bool, modal: bool) 
 }
 
 /// SetWindowText / WM_SETTEXT with the caller's string converted to the
-/// window's character set (every window here is the process's own).
+/// window's character set (`dll::msgconv`).
 pub fn set_text(
     env: &mut Env,
     h: u32,
@@ -1335,18 +1335,8 @@ pub fn set_text(
     wide: bool,
     then: impl FnOnce(&mut Env, u32) -> Ret + 'static,
 ) -> Ret {
-    let ww = env.desktop.win(h).is_some_and(|w| w.wide);
-    if ww == wide || s == 0 {
-        return user32::send(env, h, wm::SETTEXT, 0, s, then);
-    }
-    let t = read_str(&env.mem, s, -1, wide).unwrap_or_default();
-    let size = (t.len() as u32 + 1) * 2;
-    let at = user32::scratch(env, size);
-    gs::write_str(&mut env.mem, at, t.len() as u32 + 1, &t, ww);
-    user32::send(env, h, wm::SETTEXT, 0, at, move |env, r| {
-        user32::scratch_release(env, size);
-        then(env, r)
-    })
+    let m = (h, wm::SETTEXT, 0, s);
+    super::msgconv::send(env, m, wide, super::msgconv::by_send, Box::new(then))
 }
 
 /// GetWindowText / WM_GETTEXT into the caller's buffer and character set.
@@ -1358,19 +1348,8 @@ pub fn get_text(
     wide: bool,
     then: impl FnOnce(&mut Env, u32) -> Ret + 'static,
 ) -> Ret {
-    let ww = env.desktop.win(h).is_some_and(|w| w.wide);
-    if ww == wide {
-        return user32::send(env, h, wm::GETTEXT, cap, buf, then);
-    }
-    let cap = cap.min(0x8000);
-    let size = cap * 2 + 2;
-    let at = user32::scratch(env, size);
-    user32::send(env, h, wm::GETTEXT, cap, at, move |env, n| {
-        let t = read_str(&env.mem, at, n.min(cap) as i32, ww).unwrap_or_default();
-        user32::scratch_release(env, size);
-        let n = gs::write_str(&mut env.mem, buf, cap, &t, wide);
-        then(env, n)
-    })
+    let m = (h, wm::GETTEXT, cap, buf);
+    super::msgconv::send(env, m, wide, super::msgconv::by_send, Box::new(then))
 }
 
 /// GetDlgItemInt's parse: spaces, an optional minus sign (signed only),
@@ -1673,12 +1652,12 @@ crate::dll! { "user32.dll";
     stdcall fn SendDlgItemMessageA(env, dlg: u32, id: u32, msg: u32, wp: u32, lp: u32) -> Ret {
         let c = item_or_fail(env, dlg, id);
         if c == 0 { return Ret::Value(0); }
-        user32::send(env, c, msg, wp, lp, |_, r| Ret::Value(r))
+        super::msgconv::send_message(env, (c, msg, wp, lp), false)
     }
     stdcall fn SendDlgItemMessageW(env, dlg: u32, id: u32, msg: u32, wp: u32, lp: u32) -> Ret {
         let c = item_or_fail(env, dlg, id);
         if c == 0 { return Ret::Value(0); }
-        user32::send(env, c, msg, wp, lp, |_, r| Ret::Value(r))
+        super::msgconv::send_message(env, (c, msg, wp, lp), true)
     }
     stdcall fn DlgDirListA(env, dlg: u32, spec: u32, list: i32, stat: i32, attrs: u32) -> Ret { dlg_dir_list(env, dlg, spec, list, stat, attrs, false) }
     stdcall fn DlgDirListW(env, dlg: u32, spec: u32, list: i32, stat: i32, attrs: u32) -> Ret { dlg_dir_list(env, dlg, spec, list, stat, attrs, true) }

@@ -76,6 +76,7 @@ pub mod imm32;
 pub mod kernel32;
 pub mod listbox;
 pub mod menu;
+pub mod msgconv;
 pub mod msvcp140;
 pub mod msvcrt;
 pub mod ntdll;

@@ -2201,8 +2201,8 @@ crate::dll! { "user32.dll";
     stdcall fn keybd_event(env, vk: u32, scan: u32, flags: u32, _extra: u32) { synth_key(env, vk as u8, scan as u8, flags & 2 != 0) }
     stdcall fn mouse_event(env, flags: u32, dx: u32, dy: u32, data: u32, _extra: u32) { synth_mouse(env, flags, dx as i32, dy as i32) }
     stdcall fn SendInput(env, n: u32, inputs: u32, size: u32) -> u32 { send_input(env, n, inputs, size) }
-    stdcall fn SendMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, r| Ret::Value(r)) }
-    stdcall fn SendMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, r| Ret::Value(r)) }
+    stdcall fn SendMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { super::msgconv::send_message(env, (h, msg, wp, lp), true) }
+    stdcall fn SendMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { super::msgconv::send_message(env, (h, msg, wp, lp), false) }
     stdcall fn GetMessageTime(env) -> u32 { Desktop::ms(env.clock) }
     stdcall fn GetMessagePos(env) -> u32 { let c = desk(env).cursor; (c.0 as u16 as u32) | (c.1 as u16 as u32) << 16 }
     stdcall fn RegisterWindowMessageW(env, name: u32) -> u32 {
@@ -2514,15 +2514,17 @@ crate::dll! { "user32.dll";
         if n <= 0 || desk(env).win(h).is_none() {
             return Ret::Value(0);
         }
-        send(env, h, wm::GETTEXT, n as u32, buf, |_, r| Ret::Value(r))
+        super::dialog::get_text(env, h, buf, n as u32, true, |_, r| Ret::Value(r))
     }
-    stdcall fn GetWindowTextA(env, h: u32, buf: u32, n: i32) -> u32 {
-        let t = desk(env).win(h).map(|w| w.title.clone()).unwrap_or_default();
-        gs::write_str(&mut env.mem, buf, n.max(0) as u32, &t, false)
+    stdcall fn GetWindowTextA(env, h: u32, buf: u32, n: i32) -> Ret {
+        if n <= 0 || desk(env).win(h).is_none() {
+            return Ret::Value(0);
+        }
+        super::dialog::get_text(env, h, buf, n as u32, false, |_, r| Ret::Value(r))
     }
     stdcall fn GetWindowTextLengthW(env, h: u32) -> Ret { send(env, h, wm::GETTEXTLENGTH, 0, 0, |_, r| Ret::Value(r)) }
-    stdcall fn SetWindowTextW(env, h: u32, s: u32) -> Ret { send(env, h, wm::SETTEXT, 0, s, |_, r| Ret::Value(r)) }
-    stdcall fn SetWindowTextA(env, h: u32, s: u32) -> Ret { send(env, h, wm::SETTEXT, 0, s, |_, r| Ret::Value(r)) }
+    stdcall fn SetWindowTextW(env, h: u32, s: u32) -> Ret { super::dialog::set_text(env, h, s, true, |_, r| Ret::Value(r)) }
+    stdcall fn SetWindowTextA(env, h: u32, s: u32) -> Ret { super::dialog::set_text(env, h, s, false, |_, r| Ret::Value(r)) }
     stdcall fn GetKeyState(env, vk: u32) -> u32 {
         let b = desk(env).keys[(vk & 0xFF) as usize];
         (if b & 0x80 != 0 { 0xFF80u32 } else { 0 }) | (b & 1) as u32
