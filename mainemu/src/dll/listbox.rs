@@ -18,8 +18,8 @@
 //! Not modelled: owner draw (WM_DRAWITEM / WM_MEASUREITEM are not sent;
 //! owner-draw lists keep item data and heights), multiple columns,
 //! horizontal scrolling, tab stops, locale-aware sorting (LBS_SORT orders
-//! by upper-cased UTF-16 units), A/W translation of the text messages (a
-//! list answers in its window's character set).
+//! by upper-cased UTF-16 units). A list answers in its window's character
+//! set; `dll::msgconv` converts for callers of the other.
 //!
 //! It must not move focus between controls beyond taking it on a click,
 //! or run a modal loop (the dialog manager, `dll::dialog`, does).
