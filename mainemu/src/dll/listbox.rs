@@ -63,8 +63,27 @@ pub mod lbs {
 /// CBS_SORT: a combo box's sorted list.
 const CBS_SORT: u32 = 0x100;
 
+/// CB_* messages (each the twin of an LB_ one, `combo_to_list`).
+pub(crate) mod cb {
+    pub const ADDSTRING: u32 = 0x143;
+    pub const DELETESTRING: u32 = 0x144;
+    pub const DIR: u32 = 0x145;
+    pub const GETCOUNT: u32 = 0x146;
+    pub const GETCURSEL: u32 = 0x147;
+    pub const GETLBTEXT: u32 = 0x148;
+    pub const GETLBTEXTLEN: u32 = 0x149;
+    pub const INSERTSTRING: u32 = 0x14A;
+    pub const RESETCONTENT: u32 = 0x14B;
+    pub const FINDSTRING: u32 = 0x14C;
+    pub const SELECTSTRING: u32 = 0x14D;
+    pub const SETCURSEL: u32 = 0x14E;
+    pub const GETITEMDATA: u32 = 0x150;
+    pub const SETITEMDATA: u32 = 0x151;
+    pub const FINDSTRINGEXACT: u32 = 0x158;
+}
+
 /// LB_* messages.
-mod lb {
+pub(crate) mod lb {
     pub const ADDSTRING: u32 = 0x180;
     pub const INSERTSTRING: u32 = 0x181;
     pub const DELETESTRING: u32 = 0x182;
@@ -316,21 +335,21 @@ impl List {
 /// A combo box message as the list box message that does the same.
 fn combo_to_list(msg: u32) -> Option<u32> {
     Some(match msg {
-        0x143 => lb::ADDSTRING,
-        0x145 => lb::DIR,
-        0x144 => lb::DELETESTRING,
-        0x146 => lb::GETCOUNT,
-        0x147 => lb::GETCURSEL,
-        0x148 => lb::GETTEXT,
-        0x149 => lb::GETTEXTLEN,
-        0x14A => lb::INSERTSTRING,
-        0x14B => lb::RESETCONTENT,
-        0x14C => lb::FINDSTRING,
-        0x14D => lb::SELECTSTRING,
-        0x14E => lb::SETCURSEL,
-        0x150 => lb::GETITEMDATA,
-        0x151 => lb::SETITEMDATA,
-        0x158 => lb::FINDSTRINGEXACT,
+        cb::ADDSTRING => lb::ADDSTRING,
+        cb::DIR => lb::DIR,
+        cb::DELETESTRING => lb::DELETESTRING,
+        cb::GETCOUNT => lb::GETCOUNT,
+        cb::GETCURSEL => lb::GETCURSEL,
+        cb::GETLBTEXT => lb::GETTEXT,
+        cb::GETLBTEXTLEN => lb::GETTEXTLEN,
+        cb::INSERTSTRING => lb::INSERTSTRING,
+        cb::RESETCONTENT => lb::RESETCONTENT,
+        cb::FINDSTRING => lb::FINDSTRING,
+        cb::SELECTSTRING => lb::SELECTSTRING,
+        cb::SETCURSEL => lb::SETCURSEL,
+        cb::GETITEMDATA => lb::GETITEMDATA,
+        cb::SETITEMDATA => lb::SETITEMDATA,
+        cb::FINDSTRINGEXACT => lb::FINDSTRINGEXACT,
         _ => return None,
     })
 }

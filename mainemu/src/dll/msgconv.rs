@@ -38,22 +38,7 @@ pub fn send_message(env: &mut Env, m: (u32, u32, u32, u32), wide: bool) -> Ret {
 }
 
 const EM_REPLACESEL: u32 = 0xC2;
-const LB_ADDSTRING: u32 = 0x180;
-const LB_INSERTSTRING: u32 = 0x181;
-const LB_GETTEXT: u32 = 0x189;
-const LB_GETTEXTLEN: u32 = 0x18A;
-const LB_SELECTSTRING: u32 = 0x18C;
-const LB_DIR: u32 = 0x18D;
-const LB_FINDSTRING: u32 = 0x18F;
-const LB_FINDSTRINGEXACT: u32 = 0x1A2;
-const CB_ADDSTRING: u32 = 0x143;
-const CB_DIR: u32 = 0x145;
-const CB_GETLBTEXT: u32 = 0x148;
-const CB_GETLBTEXTLEN: u32 = 0x149;
-const CB_INSERTSTRING: u32 = 0x14A;
-const CB_FINDSTRING: u32 = 0x14C;
-const CB_SELECTSTRING: u32 = 0x14D;
-const CB_FINDSTRINGEXACT: u32 = 0x158;
+use super::listbox::{cb, lb};
 
 /// How a message carries text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,19 +69,27 @@ fn text_of(env: &Env, h: u32, msg: u32) -> Text {
     match msg {
         wm::SETTEXT | EM_REPLACESEL => Text::In,
         wm::GETTEXT => Text::OutSized,
-        LB_ADDSTRING | LB_INSERTSTRING | LB_SELECTSTRING | LB_FINDSTRING | LB_FINDSTRINGEXACT
+        lb::ADDSTRING
+        | lb::INSERTSTRING
+        | lb::SELECTSTRING
+        | lb::FINDSTRING
+        | lb::FINDSTRINGEXACT
             if keeps_strings(style, false) =>
         {
             Text::In
         }
-        LB_DIR | CB_DIR => Text::In,
-        LB_GETTEXT if keeps_strings(style, false) => Text::OutItem(LB_GETTEXTLEN),
-        CB_ADDSTRING | CB_INSERTSTRING | CB_SELECTSTRING | CB_FINDSTRING | CB_FINDSTRINGEXACT
+        lb::DIR | cb::DIR => Text::In,
+        lb::GETTEXT if keeps_strings(style, false) => Text::OutItem(lb::GETTEXTLEN),
+        cb::ADDSTRING
+        | cb::INSERTSTRING
+        | cb::SELECTSTRING
+        | cb::FINDSTRING
+        | cb::FINDSTRINGEXACT
             if keeps_strings(style, true) =>
         {
             Text::In
         }
-        CB_GETLBTEXT if keeps_strings(style, true) => Text::OutItem(CB_GETLBTEXTLEN),
+        cb::GETLBTEXT if keeps_strings(style, true) => Text::OutItem(cb::GETLBTEXTLEN),
         _ => Text::No,
     }
 }
