@@ -274,134 +274,29 @@ pub fn run_profiling<M: MachineRuntime>(
     ))
 }
 
-/// The engine's whole state while it runs, in memory across the one cold
-/// call (see [`engine`]): the parameters and the loop-carried values.
-struct Ctx<'a, M> {
-    mem: &'a mut [u32; MEM_ALLOC],
-    lookup: &'a [(u64, u32); LOOKUP_ENTRIES],
-    m: &'a mut M,
-    st: &'a mut E1State,
-    uops_out: &'a mut u64,
-    profile: Option<&'a mut OpProfile>,
-    /// `left` at entry (the clock billed so far is `start_left - left`).
-    start_left: i64,
-    pc: usize,
-    /// Dispatches the budget still covers. Signed: an unchecked `clock` may
-    /// bill past the limit, and the next `clock.check` must still stop.
-    left: i64,
-    fl: LazyFlags,
-    /// 0: nothing owed; 1: a store hit code; 2: a device/service asked to stop.
-    pending: u32,
-    /// Engine ops executed (only when COUNT; flushed into `uops_out` at exit).
-    uops: u64,
-}
-
 /// The engine proper: the one function.
-///
-/// Why two loops: the hot loop ([`body`] with `HOT`, inlined here) holds
-/// every arm that needs no call, and hands an op that would call (checked
-/// or slow memory, ports, services, helpers, shifts, x87, REP elements)
-/// to [`cold_op`], the one call site, after writing the loop-carried state
-/// back to `c`; everything is reloaded from `c` after it. So no value is
-/// live across a call: under wasmtime, whose Wasm-to-Wasm calls clobber
-/// every register, 22 call sites inside the loop made Cranelift spill the
-/// µop counter and `mem`'s base and reload them on every transition (seed
-/// 004 step 10, "callSafe"; docs/wasm.md).
+#[allow(clippy::too_many_lines)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
     mem: &mut [u32; MEM_ALLOC],
     lookup: &[(u64, u32); LOOKUP_ENTRIES],
     m: &mut M,
     st: &mut E1State,
-    pc: usize,
+    mut pc: usize,
     limit: u64,
     uops_out: &mut u64,
-    profile: Option<&mut OpProfile>,
+    mut profile: Option<&mut OpProfile>,
 ) -> E1Exit {
-    let start_left = limit.saturating_sub(st.clock).min(i64::MAX as u64) as i64;
-    let fl = st.flags;
-    let mut c = Ctx {
-        mem,
-        lookup,
-        m,
-        st,
-        uops_out,
-        profile,
-        start_left,
-        pc,
-        left: start_left,
-        fl,
-        pending: 0,
-        uops: 0,
-    };
-    loop {
-        if let Some(e) = body::<M, COUNT, PROFILE, true>(&mut c) {
-            return e;
-        }
-        if let Some(e) = cold_op::<M, COUNT, PROFILE>(&mut c) {
-            return e;
-        }
-    }
-}
-
-/// Runs the one op at `c.pc` the hot loop handed over (already counted),
-/// with every arm's calls; `None` to go back to the hot loop. Not
-/// `#[cold]`: some programs run helper and shift ops often.
-#[inline(never)]
-fn cold_op<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
-    c: &mut Ctx<'_, M>,
-) -> Option<E1Exit> {
-    body::<M, COUNT, PROFILE, false>(c)
-}
-
-/// The arms. `HOT`: the loop over every op that makes no call; an op that
-/// would call stops it (before any effect) with the state written back to
-/// `c`, returning `None`. Not `HOT`: runs the op at `c.pc` in full (it was
-/// counted by the hot loop), writes the state back, returns `None`. Either
-/// returns `Some` at an exit.
-#[allow(clippy::too_many_lines)]
-#[inline(always)]
-fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bool>(
-    c: &mut Ctx<'_, M>,
-) -> Option<E1Exit> {
     const M: usize = MEM_MASK;
-    let mem: &mut [u32; MEM_ALLOC] = &mut *c.mem;
-    // `m` and `lookup` are read through `c` where used, behind
-    // `black_box`, so they are not values live through the hot loop.
-    macro_rules! m {
-        () => {
-            (&mut **core::hint::black_box(&mut c.m))
-        };
-    }
-    let st: &mut E1State = &mut *c.st;
-    let start_left = c.start_left;
-    let mut pc = c.pc;
-    let mut left = c.left;
-    // The flag record and the pending stop stay in `c` (memory) for the
-    // whole run: they are read and written by few arms, and as locals they
-    // were six more loop-carried values for Cranelift to keep in registers.
-    let fl: &mut LazyFlags = &mut c.fl;
-    let pending: &mut u32 = &mut c.pending;
-    let mut uops = c.uops;
-
-    // The state back into `c` (the hot loop hands over, or the cold op is done).
-    macro_rules! save {
-        () => {{
-            c.pc = pc;
-            c.left = left;
-            c.uops = uops;
-        }};
-    }
-    // In the hot loop: this op calls out, so the cold path runs it. Placed
-    // before the op's first effect; in the cold instance a no-op.
-    macro_rules! cold {
-        () => {
-            if HOT {
-                save!();
-                return None;
-            }
-        };
-    }
+    // Dispatches the budget still covers. Signed: an unchecked `clock` may
+    // bill past the limit, and the next `clock.check` must still stop.
+    let start_left = limit.saturating_sub(st.clock).min(i64::MAX as u64) as i64;
+    let mut left = start_left;
+    let mut fl = st.flags;
+    // 0: nothing owed; 1: a store hit code; 2: a device/service asked to stop.
+    let mut pending = 0u32;
+    // Engine ops executed (only when COUNT; flushed into `uops_out` at exit).
+    let mut uops = 0u64;
 
     // Operand word k of the current op. `pc` is masked at the loop head and
     // k < MEM_SLACK, so this index is in bounds without a mask of its own.
@@ -465,26 +360,21 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
                 .wrapping_sub(unbill!($site))
         };
     }
-    // Every exit runs on the cold path: the hot loop hands the op over
-    // before its first effect and the cold path runs it again to the exit,
-    // so the hot loop carries none of the exit's state (`st`, `start_left`,
-    // `uops_out`).
     macro_rules! leave_at {
         ($reason:expr, $site:expr, $ip:expr, $link:expr) => {{
-            cold!();
             let s = $site;
-            st.flags = *fl;
+            st.flags = fl;
             st.clock = now!(s);
             if COUNT {
-                *c.uops_out += uops;
+                *uops_out += uops;
             }
-            return Some(E1Exit {
+            return E1Exit {
                 exit: Exit {
                     reason: $reason,
                     ip: $ip,
                 },
                 link: $link,
-            });
+            };
         }};
     }
     macro_rules! leave {
@@ -495,7 +385,7 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
     }
     macro_rules! owed {
         () => {
-            if *pending == 1 {
+            if pending == 1 {
                 ExitReason::Smc
             } else {
                 ExitReason::Service
@@ -525,19 +415,19 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
     macro_rules! arith {
         ($k:expr, 8) => {{
             let (a, b) = (rd8!(2), rd8!(3));
-            let r = sem::arith($k, Width::W8, a, b, &mut *fl);
+            let r = sem::arith($k, Width::W8, a, b, &mut fl);
             wrl!(1, r);
             pc += const { op::words(op::ARITH_BASE) };
         }};
         ($k:expr, 16) => {{
             let (a, b) = (rd16!(2), rd16!(3));
-            let r = sem::arith($k, Width::W16, a, b, &mut *fl);
+            let r = sem::arith($k, Width::W16, a, b, &mut fl);
             wrl!(1, r);
             pc += const { op::words(op::ARITH_BASE) };
         }};
         ($k:expr, 32) => {{
             let (a, b) = (rd32!(2), rd32!(3));
-            let r = sem::arith($k, Width::W32, a, b, &mut *fl);
+            let r = sem::arith($k, Width::W32, a, b, &mut fl);
             wr32!(1, r);
             pc += const { op::words(op::ARITH_BASE) };
         }};
@@ -562,17 +452,14 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
             let fast = if $checked {
                 None
             } else {
-                m!().fast_mem().read(lin, $w, M::PAGE_SHIFT)
+                m.fast_mem().read(lin, $w, M::PAGE_SHIFT)
             };
             let v = match fast {
                 Some(v) => v,
-                None => {
-                    cold!();
-                    match slow_read(m!(), lin, $w, now!(site)) {
-                        Ok(v) => v,
-                        Err(_) => leave!(ExitReason::Fallback, site),
-                    }
-                }
+                None => match slow_read(m, lin, $w, now!(site)) {
+                    Ok(v) => v,
+                    Err(_) => leave!(ExitReason::Fallback, site),
+                },
             };
             wrl!(1, v);
             pc += const { op::words(op::LD) };
@@ -591,14 +478,13 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
                 leave!(ExitReason::Fallback, site);
             }
             let lin = rd32!(2).wrapping_add(ea);
-            let done = !$checked && m!().fast_mem().write(lin, $w, v, M::PAGE_SHIFT);
+            let done = !$checked && m.fast_mem().write(lin, $w, v, M::PAGE_SHIFT);
             if !done {
-                cold!();
-                match slow_write(m!(), lin, $w, v, now!(site)) {
+                match slow_write(m, lin, $w, v, now!(site)) {
                     StoreOutcome::Done => {}
                     StoreOutcome::HitCode => {
-                        if *pending == 0 {
-                            *pending = 1;
+                        if pending == 0 {
+                            pending = 1;
                         }
                         let after = w!(9);
                         if after != 0 {
@@ -625,25 +511,15 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
         }};
     }
 
-    let mut first = true;
     loop {
         pc &= M;
-        if HOT {
-            if COUNT {
-                uops += 1;
+        if COUNT {
+            uops += 1;
+        }
+        if PROFILE {
+            if let Some(h) = profile.as_deref_mut() {
+                h[(mem[pc] as usize) & (super::OP_SLOTS - 1)] += 1;
             }
-            if PROFILE {
-                if let Some(h) = c.profile.as_deref_mut() {
-                    h[(mem[pc] as usize) & (super::OP_SLOTS - 1)] += 1;
-                }
-            }
-        } else {
-            // The cold path runs one op, counted by the hot loop.
-            if !first {
-                save!();
-                return None;
-            }
-            first = false;
         }
         match mem[pc] {
             op::MOV32 => {
@@ -724,10 +600,9 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
             op::NEGF16 => arith!(ArithOp::Neg, 16),
             op::NEGF32 => arith!(ArithOp::Neg, 32),
             op::SHIFT => {
-                cold!();
                 let kind = w!(1);
                 let (a, c) = (rdl!(3), rdl!(4));
-                let r = shift_slow(kind, a, c, &mut *fl);
+                let r = shift_slow(kind, a, c, &mut fl);
                 wrl!(2, r);
                 pc += const { op::words(op::SHIFT) };
             }
@@ -738,12 +613,10 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
                 pc += const { op::words(op::FLAGSREC) };
             }
             op::FLAGSGET => {
-                cold!();
                 wrl!(1, fl.bits());
                 pc += const { op::words(op::FLAGSGET) };
             }
             op::FLAGSSET => {
-                cold!();
                 let mask = w!(2);
                 let v = (fl.bits() & !mask) | (rdl!(1) & mask);
                 fl.set_bits(v);
@@ -766,15 +639,14 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
             op::STC16 => store!(Width::W16, true),
             op::STC32 => store!(Width::W32, true),
             op::IN => {
-                cold!();
                 let w = width_of(w!(1));
                 let site = w!(4);
                 let port = rdl!(3) as u16;
-                match m!().port_read(port, w, now!(site)) {
+                match m.port_read(port, w, now!(site)) {
                     Ok((v, stop)) => {
                         wrl!(2, v & w.mask());
-                        if stop && *pending == 0 {
-                            *pending = 2;
+                        if stop && pending == 0 {
+                            pending = 2;
                         }
                     }
                     Err(_) => leave!(ExitReason::Fallback, site),
@@ -782,16 +654,15 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
                 pc += const { op::words(op::IN) };
             }
             op::OUT => {
-                cold!();
                 let w = width_of(w!(1));
                 let site = w!(4);
                 let port = rdl!(2) as u16;
                 let v = rdl!(3) & w.mask();
-                match m!().port_out(port, w, v, now!(site)) {
+                match m.port_out(port, w, v, now!(site)) {
                     ServiceOutcome::Continue => {}
                     ServiceOutcome::StopAfter => {
-                        if *pending == 0 {
-                            *pending = 2;
+                        if pending == 0 {
+                            pending = 2;
                         }
                         let after = w!(5);
                         if after != 0 {
@@ -803,20 +674,19 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
                 pc += const { op::words(op::OUT) };
             }
             op::SERVICE => {
-                cold!();
                 let id = w!(1) as u16;
                 let guest = (w!(2) as usize).min(VREG_MASK);
                 let site = w!(3);
                 let t = now!(site);
                 let ctx = ServiceCtx {
                     vregs: &mut mem[..guest],
-                    flags: &mut *fl,
+                    flags: &mut fl,
                 };
-                match m!().service(id, ctx, t) {
+                match m.service(id, ctx, t) {
                     ServiceOutcome::Continue => {}
                     ServiceOutcome::StopAfter => {
-                        if *pending == 0 {
-                            *pending = 2;
+                        if pending == 0 {
+                            pending = 2;
                         }
                         let after = w!(4);
                         if after != 0 {
@@ -828,13 +698,12 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
                 pc += const { op::words(op::SERVICE) };
             }
             op::CALL => {
-                cold!();
                 let site = w!(7);
                 let Some(&h) = Helper::ALL.get(w!(1) as usize) else {
                     leave!(ExitReason::Fallback, site);
                 };
                 let args = [rdl!(4), rdl!(5), rdl!(6)];
-                match sem::helper(h, args, &mut *fl) {
+                match sem::helper(h, args, &mut fl) {
                     Ok([r0, r1]) => {
                         wrl!(2, r0);
                         wrl!(3, r1);
@@ -849,7 +718,7 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
             }
             op::CLOCKCHECK => {
                 let n = w!(1) as i64;
-                if *pending != 0 {
+                if pending != 0 {
                     leave!(owed!(), w!(2));
                 }
                 if left < n {
@@ -870,7 +739,6 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
                 pc += const { op::words(op::CHK) };
             }
             op::X87 => {
-                cold!();
                 let site = w!(8);
                 let blob = (w!(12) as usize) & M;
                 let hdr = mem[blob];
@@ -895,14 +763,14 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
                     cs: rdl!(10) as u16,
                     mem: x87mem,
                 };
-                match x87_call(m!(), call, now!(site)) {
+                match x87_call(m, call, now!(site)) {
                     Ok(done) => {
                         if let Some(v) = done.result {
                             wrl!(1, v as u32);
                         }
                         if done.hit_code {
-                            if *pending == 0 {
-                                *pending = 1;
+                            if pending == 0 {
+                                pending = 1;
                             }
                             let after = w!(9);
                             if after != 0 {
@@ -918,7 +786,7 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
                 let kind = w!(1);
                 let w = width_of(kind % 3);
                 let (a, b) = (rdl!(3), rdl!(4));
-                let r = sem::arith(ARITH_OPS[(kind / 3) as usize % 10], w, a, b, &mut *fl);
+                let r = sem::arith(ARITH_OPS[(kind / 3) as usize % 10], w, a, b, &mut fl);
                 wrl!(2, r);
                 if fl.cond(w!(5) as u8) {
                     pc = w!(6) as usize;
@@ -939,7 +807,7 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
                 let kind = w!(1);
                 let w = width_of(kind % 3);
                 let (a, b) = (rdl!(3), rdl!(4));
-                let r = sem::arith(ARITH_OPS[(kind / 3) as usize % 10], w, a, b, &mut *fl);
+                let r = sem::arith(ARITH_OPS[(kind / 3) as usize % 10], w, a, b, &mut fl);
                 wrl!(2, r);
                 let k = if fl.cond(w!(5) as u8) { 6 } else { 8 };
                 left = left.wrapping_sub(w!(k + 1) as i32 as i64);
@@ -968,7 +836,7 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
             op::REP => {
                 // One element of a REP string instruction (`Term::Rep`).
                 let site = w!(10);
-                if *pending != 0 {
+                if pending != 0 {
                     leave!(owed!(), site);
                 }
                 if left < 1 {
@@ -979,25 +847,24 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
                     pc = w!(12) as usize;
                     continue;
                 }
-                cold!();
                 let now = now!(site);
-                let Some((hit, go)) = rep_element(m!(), mem, &mut *fl, pc, now) else {
+                let Some((hit, go)) = rep_element(m, mem, &mut fl, pc, now) else {
                     leave!(ExitReason::Fallback, site);
                 };
-                if hit && *pending == 0 {
-                    *pending = 1;
+                if hit && pending == 0 {
+                    pending = 1;
                 }
                 left -= 1;
                 pc = w!(if go { 11 } else { 12 }) as usize;
             }
             op::STOPIF => {
-                if rdl!(1) != 0 && *pending == 0 {
-                    *pending = 2;
+                if rdl!(1) != 0 && pending == 0 {
+                    pending = 2;
                 }
                 pc += const { op::words(op::STOPIF) };
             }
             op::EXITPEND => {
-                if *pending != 0 {
+                if pending != 0 {
                     leave!(owed!(), w!(1));
                 }
                 pc += const { op::words(op::EXITPEND) };
@@ -1016,7 +883,7 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
             op::BRLE => branch!(<=),
             op::EXIT => {
                 let site = w!(2);
-                if *pending != 0 {
+                if pending != 0 {
                     leave!(owed!(), site);
                 }
                 match w!(1) {
@@ -1028,7 +895,7 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
             op::LINK => {
                 let t = w!(1);
                 let site = w!(2);
-                if *pending != 0 {
+                if pending != 0 {
                     leave!(owed!(), site);
                 }
                 if t != 0 {
@@ -1048,11 +915,10 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
                 let ip = rdl!(1);
                 let key = code_key(rdl!(2), ip);
                 let site = w!(3);
-                if *pending != 0 {
+                if pending != 0 {
                     leave_at!(owed!(), site, ip, None);
                 }
-                let (k, e) =
-                    (*core::hint::black_box(&c.lookup))[key_hash(key) & (LOOKUP_ENTRIES - 1)];
+                let (k, e) = lookup[key_hash(key) & (LOOKUP_ENTRIES - 1)];
                 if e != 0 && k == key {
                     pc = e as usize;
                     continue;
@@ -1060,37 +926,35 @@ fn body<M: MachineRuntime, const COUNT: bool, const PROFILE: bool, const HOT: bo
                 leave_at!(ExitReason::Indirect { key }, site, ip, None);
             }
             op::DIVERT => {
-                cold!();
                 // The program runs elsewhere: hand its id (the header word
                 // before the entry) to the caller, clock exact at its entry.
-                st.flags = *fl;
+                st.flags = fl;
                 st.clock = st.clock.wrapping_add(start_left.wrapping_sub(left) as u64);
                 if COUNT {
-                    *c.uops_out += uops;
+                    *uops_out += uops;
                 }
-                return Some(E1Exit {
+                return E1Exit {
                     exit: Exit {
                         reason: ExitReason::Divert,
                         ip: mem[pc.wrapping_sub(1) & M],
                     },
                     link: None,
-                });
+                };
             }
             _ => {
                 // Not an op: only a corrupted arena gets here.
-                cold!();
-                st.flags = *fl;
+                st.flags = fl;
                 st.clock = st.clock.wrapping_add(start_left.wrapping_sub(left) as u64);
                 if COUNT {
-                    *c.uops_out += uops;
+                    *uops_out += uops;
                 }
-                return Some(E1Exit {
+                return E1Exit {
                     exit: Exit {
                         reason: ExitReason::Invalid,
                         ip: pc as u32,
                     },
                     link: None,
-                });
+                };
             }
         }
     }
