@@ -84,6 +84,10 @@ pub struct Summary {
     /// The basic block ending in the first indirect call (L1's handler
     /// call), the call included.
     pub call_block: Option<PathCount>,
+    /// The head and the named paths instruction by instruction (appended
+    /// to the listing).
+    #[serde(skip)]
+    pub traces: String,
 }
 
 fn decode_skipping(f: &Func, skip: &[(u64, u64)]) -> Vec<Instruction> {
@@ -285,6 +289,39 @@ fn walk(insns: &[Instruction], start: u64, stop_ip: u64) -> PathCount {
     c
 }
 
+/// The instructions [`walk`] counts, formatted one per line.
+fn trace(insns: &[Instruction], start: u64, stop_ip: u64, base: u64) -> String {
+    let mut fmt = IntelFormatter::new();
+    let mut out = String::new();
+    let Some(mut k) = index_of(insns, start) else {
+        return out;
+    };
+    for _ in 0..400 {
+        let Some(i) = insns.get(k) else { break };
+        if i.ip() == stop_ip {
+            break;
+        }
+        let mut t = String::new();
+        fmt.format(i, &mut t);
+        let _ = writeln!(out, "  {:08x}  {t}", i.ip() - base);
+        match i.flow_control() {
+            FlowControl::IndirectBranch | FlowControl::Return => break,
+            FlowControl::UnconditionalBranch if i.op0_kind() == OpKind::NearBranch64 => {
+                let t = i.near_branch_target();
+                if t == stop_ip {
+                    break;
+                }
+                match index_of(insns, t) {
+                    Some(n) => k = n,
+                    None => break,
+                }
+            }
+            _ => k += 1,
+        }
+    }
+    out
+}
+
 /// The address unconditional jumps land on most often among those whose
 /// straight-line path reaches instruction `jmp` (the loop head the arms
 /// jump back to), or the block start before `jmp`; with how many jumps
@@ -382,6 +419,8 @@ pub fn summarize(compiler: &str, f: &Func, img: &Image, ops: &[(&str, u32)]) -> 
         let jmp = insns[t.jmp].ip();
         let (start, _) = loop_head(&insns, jmp, &targets, f.addr);
         s.head = walk_to(&insns, start, jmp);
+        let _ = writeln!(s.traces, "\n; dispatch head");
+        s.traces += &trace(&insns, start, jmp.wrapping_add(1), f.addr);
         s.arms = t.targets.iter().collect::<BTreeSet<_>>().len();
         for &(name, idx) in ops {
             if let Some(&target) = t.targets.get(idx as usize) {
@@ -389,6 +428,8 @@ pub fn summarize(compiler: &str, f: &Func, img: &Image, ops: &[(&str, u32)]) -> 
                 // to the arm's own copy of it).
                 let p = walk(&insns, target, u64::MAX);
                 s.paths.push((name.to_string(), p));
+                let _ = writeln!(s.traces, "\n; {name} incl. head");
+                s.traces += &trace(&insns, target, u64::MAX, f.addr);
             }
         }
     }

@@ -31,8 +31,18 @@ const FUNCTIONS: &[(&str, &str)] = &[
     ("l1-run-hot", "toyvm::l1::run::run_hot"),
 ];
 
-/// µops whose paths are counted: a register copy and an ALU op.
-const OPS: &[(&str, u32)] = &[("MOV32", op::MOV32), ("ADD32", op::ADD32)];
+/// µops whose transitions are counted (the first two are the summary's
+/// columns) and traced at the end of each listing.
+const OPS: &[(&str, u32)] = &[
+    ("MOV32", op::MOV32),
+    ("ADD32", op::ADD32),
+    ("ADDF16", op::ADDF16),
+    ("BRNE", op::BRNE),
+    ("LD16", op::LD16),
+    ("ST16", op::ST16),
+    ("CLOCKCHECK", op::CLOCKCHECK),
+    ("LINK", op::LINK),
+];
 
 fn main() -> ExitCode {
     let a = Args::parse();
@@ -68,13 +78,13 @@ fn main() -> ExitCode {
             }
             for (n, f) in funcs.iter().enumerate() {
                 let file = format!("{compiler}-{label}-{n}.txt");
-                let text = inspect::listing(f, &img);
+                let ops: &[(&str, u32)] = if label == "e1-engine" { OPS } else { &[] };
+                let mut s = inspect::summarize(compiler, f, &img, ops);
+                let text = inspect::listing(f, &img) + &s.traces;
                 if let Err(e) = std::fs::write(a.out.join(&file), &text) {
                     eprintln!("inspect: {file}: {e}");
                     return ExitCode::FAILURE;
                 }
-                let ops: &[(&str, u32)] = if label == "e1-engine" { OPS } else { &[] };
-                let mut s = inspect::summarize(compiler, f, &img, ops);
                 s.function = format!("{label} #{n}: {}", f.name);
                 sums.push(s);
                 listings.push((file, text));
