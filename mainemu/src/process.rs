@@ -662,6 +662,9 @@ impl Process {
                 t.state = State::Exited;
                 t.exit_code = code;
                 t.frames.clear();
+                let tid = t.id;
+                // Its windows and message queue go with it (senders waiting on it get 0).
+                crate::dll::msgqueue::thread_ended(&mut self.env, tid);
                 self.env.threads.epoch += 1;
                 if self.env.threads.any_alive() {
                     Service::Continue

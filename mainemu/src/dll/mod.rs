@@ -74,6 +74,7 @@ pub mod gui_structs;
 pub mod imm32;
 pub mod kernel32;
 pub mod menu;
+pub mod msgqueue;
 pub mod msvcp140;
 pub mod msvcrt;
 pub mod ntdll;

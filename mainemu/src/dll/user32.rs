@@ -19,6 +19,7 @@
 use super::crt::stdio::{fmt_a, fmt_w, store, Bound};
 use super::gui_structs::{self as gs, read_rect, read_str, units, write_pair, write_rect};
 use super::{Env, Ret};
+use super::msgqueue;
 use crate::desktop::input::{self, ht};
 use crate::desktop::metrics::{self, ws};
 use crate::desktop::{wm, Class, Desktop, Msg, Timer, UserObject, Window};
@@ -32,7 +33,7 @@ const RESOURCE_DATA_NOT_FOUND: u32 = 1812;
 /// wsprintf's output limit (characters, without the NUL).
 const WSPRINTF_MAX: u32 = 1024;
 
-fn desk(env: &mut Env) -> &mut Desktop {
+pub(crate) fn desk(env: &mut Env) -> &mut Desktop {
     &mut env.desktop
 }
 
@@ -150,86 +151,7 @@ pub(crate) fn read_msg(env: &Env, a: u32) -> Option<Msg> {
     })
 }
 
-fn matches_filter(m: &Msg, hwnd: u32, min: u32, max: u32) -> bool {
-    (hwnd == 0 || m.hwnd == hwnd || hwnd == u32::MAX && m.hwnd == 0)
-        && (min == 0 && max == 0 || (min..=max).contains(&m.message))
-}
-
-/// The next message for GetMessage/PeekMessage: posted and input
-/// messages, then the quit message, then WM_PAINT, then WM_TIMER.
-pub(crate) fn next_message(
-    env: &mut Env,
-    hwnd: u32,
-    min: u32,
-    max: u32,
-    remove: bool,
-) -> Option<Msg> {
-    let clock = env.clock;
-    let d = desk(env);
-    d.deliver_input(clock);
-    if let Some(i) = d
-        .queue
-        .iter()
-        .position(|m| matches_filter(m, hwnd, min, max))
-    {
-        let m = d.queue[i];
-        if remove {
-            d.queue.remove(i);
-            crate::desktop::input::key_state_on_removal(d, &m);
-        }
-        return Some(m);
-    }
-    let t = Desktop::ms(clock);
-    if let Some(code) = d.quit {
-        if remove {
-            d.quit = None;
-        }
-        return Some(Msg {
-            hwnd: 0,
-            message: wm::QUIT,
-            wparam: code,
-            lparam: 0,
-            time: t,
-            pt: d.cursor,
-        });
-    }
-    if min <= wm::PAINT && (max == 0 || wm::PAINT <= max) {
-        if let Some(h) = d.paint_due().filter(|&h| hwnd == 0 || h == hwnd) {
-            return Some(Msg {
-                hwnd: h,
-                message: wm::PAINT,
-                wparam: 0,
-                lparam: 0,
-                time: t,
-                pt: d.cursor,
-            });
-        }
-    }
-    if min <= wm::TIMER && (max == 0 || wm::TIMER <= max) {
-        let due = d
-            .timers
-            .iter()
-            .enumerate()
-            .filter(|(_, x)| x.due <= clock && (hwnd == 0 || x.hwnd == hwnd))
-            .min_by_key(|(_, x)| x.due)
-            .map(|(i, _)| i);
-        if let Some(i) = due {
-            let tm = d.timers[i].clone();
-            if remove {
-                d.timers[i].due = clock + tm.period;
-            }
-            return Some(Msg {
-                hwnd: tm.hwnd,
-                message: wm::TIMER,
-                wparam: tm.id,
-                lparam: tm.proc_,
-                time: t,
-                pt: d.cursor,
-            });
-        }
-    }
-    None
-}
+pub(crate) use super::msgqueue::{next_message, post};
 
 /// What a modal loop (a dialog's, the file dialog's, the menu's) takes
 /// next from the thread's queue.
@@ -250,34 +172,10 @@ pub(crate) fn modal_next(env: &mut Env) -> ModalNext {
     };
     desk(env).waiting_for_input = false;
     if m.message == wm::QUIT {
-        desk(env).quit = Some(m.wparam);
+        super::msgqueue::post_quit(env, m.wparam);
         return ModalNext::Quit;
     }
     ModalNext::Msg(m)
-}
-
-fn get_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32) -> Ret {
-    match next_message(env, hwnd, min, max, true) {
-        Some(m) => {
-            desk(env).waiting_for_input = false;
-            if !write_msg(env, out, &m) {
-                return Ret::Value(-1i32 as u32);
-            }
-            Ret::Value((m.message != wm::QUIT) as u32)
-        }
-        None => {
-            let deadline = desk(env).next_event();
-            desk(env).waiting_for_input = deadline.is_none();
-            Ret::Block { deadline }
-        }
-    }
-}
-
-fn peek_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32, flags: u32) -> bool {
-    match next_message(env, hwnd, min, max, flags & 1 != 0) {
-        Some(m) => write_msg(env, out, &m),
-        None => false,
-    }
 }
 
 fn register_class(env: &mut Env, a: u32, ex: bool, wide: bool) -> u32 {
@@ -641,6 +539,7 @@ pub(crate) fn create_window_then(
     } else {
         0
     };
+    let tid = env.thread_id();
     let d = desk(env);
     let n = d.top.len() as i32;
     let (sw, sh) = (d.gdi.screen.width, d.gdi.screen.height);
@@ -677,7 +576,10 @@ pub(crate) fn create_window_then(
             hmenu,
         )
     };
-    let hwnd = d.add_window(win);
+    let hwnd = d.add_window(Window {
+        thread: tid,
+        ..win
+    });
     // CREATESTRUCT for WM_NCCREATE / WM_CREATE.
     let cs = scratch(env, 48);
     let mut b = Vec::new();
@@ -1159,11 +1061,14 @@ pub(crate) fn translate(env: &mut Env, m: &Msg) -> bool {
         } else {
             wm::CHAR
         };
-        d.queue.push_front(Msg {
-            message,
-            wparam: c as u32,
-            ..m
-        });
+        super::msgqueue::push_front(
+            env,
+            Msg {
+                message,
+                wparam: c as u32,
+                ..m
+            },
+        );
     }
     true
 }
@@ -1189,6 +1094,7 @@ pub(crate) fn dispatch_msg(
 
 fn set_timer(env: &mut Env, hwnd: u32, id: u32, ms: u32, proc_: u32) -> u32 {
     let clock = env.clock;
+    let me = env.thread_id();
     let d = desk(env);
     if hwnd != 0 && d.win(hwnd).is_none() {
         return 0;
@@ -1200,12 +1106,14 @@ fn set_timer(env: &mut Env, hwnd: u32, id: u32, ms: u32, proc_: u32) -> u32 {
     };
     let period = ms.clamp(10, 0x7FFF_FFFF) as u64 * (crate::dll::DISPATCHES_PER_SECOND / 1000);
     d.timers.retain(|t| !(t.hwnd == hwnd && t.id == id));
+    let thread = if hwnd == 0 { me } else { d.thread_of(hwnd).unwrap_or(me) };
     d.timers.push(Timer {
         hwnd,
         id,
         period,
         due: clock + period,
         proc_,
+        thread,
     });
     if hwnd == 0 {
         id
@@ -2202,45 +2110,35 @@ crate::dll! { "user32.dll";
         show_window(env, h, cmd, Box::new(move |_| Ret::Value(was as u32)))
     }
     stdcall fn UpdateWindow(env, h: u32) -> Ret { update_window(env, h) }
-    stdcall fn GetMessageW(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { get_message(env, msg, h, min, max) }
-    stdcall fn GetMessageA(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { get_message(env, msg, h, min, max) }
-    stdcall fn PeekMessageW(env, msg: u32, h: u32, min: u32, max: u32, flags: u32) -> bool { peek_message(env, msg, h, min, max, flags) }
-    stdcall fn PeekMessageA(env, msg: u32, h: u32, min: u32, max: u32, flags: u32) -> bool { peek_message(env, msg, h, min, max, flags) }
-    stdcall fn WaitMessage(env) -> Ret {
-        let clock = env.clock;
-        desk(env).deliver_input(clock);
-        let d = desk(env);
-        if !d.queue.is_empty() || d.quit.is_some() || d.paint_due().is_some() || d.timers.iter().any(|t| t.due <= clock) {
-            Ret::Value(1)
-        } else {
-            Ret::Block { deadline: d.next_event() }
-        }
-    }
+    stdcall fn GetMessageW(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { msgqueue::get_message(env, msg, h, min, max) }
+    stdcall fn GetMessageA(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { msgqueue::get_message(env, msg, h, min, max) }
+    stdcall fn PeekMessageW(env, msg: u32, h: u32, min: u32, max: u32, flags: u32) -> Ret { msgqueue::peek_message(env, msg, h, min, max, flags) }
+    stdcall fn PeekMessageA(env, msg: u32, h: u32, min: u32, max: u32, flags: u32) -> Ret { msgqueue::peek_message(env, msg, h, min, max, flags) }
+    stdcall fn WaitMessage(env) -> Ret { msgqueue::wait_message(env) }
     stdcall fn TranslateMessage(env, msg: u32) -> bool { translate_message(env, msg) }
     stdcall fn DispatchMessageW(env, msg: u32) -> Ret { dispatch(env, msg) }
     stdcall fn DispatchMessageA(env, msg: u32) -> Ret { dispatch(env, msg) }
     stdcall fn PostMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, h, msg, wp, lp) }
     stdcall fn PostMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, h, msg, wp, lp) }
-    stdcall fn PostThreadMessageW(env, tid: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, 0, msg, wp, lp) }
-    stdcall fn PostThreadMessageA(env, tid: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, 0, msg, wp, lp) }
-    stdcall fn PostQuitMessage(env, code: u32) { desk(env).quit = Some(code); }
-    // One thread's queue, so a sent message is never from another thread.
-    stdcall fn InSendMessage(env) -> bool { false }
-    stdcall fn InSendMessageEx(env, _r: u32) -> u32 { 0 }
-    stdcall fn ReplyMessage(env, _r: u32) -> bool { false }
-    // The target is always this thread's window: the procedure runs now,
-    // so the timeout never passes; the result goes to `*result`.
+    stdcall fn PostThreadMessageW(env, tid: u32, msg: u32, wp: u32, lp: u32) -> bool { msgqueue::post_thread(env, tid, msg, wp, lp) }
+    stdcall fn PostThreadMessageA(env, tid: u32, msg: u32, wp: u32, lp: u32) -> bool { msgqueue::post_thread(env, tid, msg, wp, lp) }
+    stdcall fn PostQuitMessage(env, code: u32) { msgqueue::post_quit(env, code) }
+    stdcall fn InSendMessage(env) -> bool { msgqueue::in_send_ex(env) != 0 }
+    stdcall fn InSendMessageEx(env, _r: u32) -> u32 { msgqueue::in_send_ex(env) }
+    stdcall fn ReplyMessage(env, r: u32) -> bool { msgqueue::reply_message(env, r) }
     stdcall fn SendMessageTimeoutA(env, h: u32, msg: u32, wp: u32, lp: u32, flags: u32, timeout: u32, result: u32) -> Ret {
-        send(env, h, msg, wp, lp, move |env, r| { if result != 0 { env.mem.poke_u32(result, r); } Ret::Value(1) })
+        msgqueue::send_message(env, (h, msg, wp, lp), Some(timeout), msgqueue::done_timeout, result)
     }
-    stdcall fn SendNotifyMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, _| Ret::Value(1)) }
-    stdcall fn SendNotifyMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, _| Ret::Value(1)) }
-    // Same thread: the procedure runs, then the callback gets (hwnd, msg, data, result).
-    stdcall fn SendMessageCallbackA(env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret { send_callback(env, h, msg, wp, lp, cb, data) }
-    stdcall fn SendMessageCallbackW(env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret { send_callback(env, h, msg, wp, lp, cb, data) }
-    stdcall fn GetQueueStatus(env, flags: u32) -> u32 { queue_status(env, flags) }
-    stdcall fn MsgWaitForMultipleObjects(env, n: u32, handles: u32, all: u32, timeout: u32, mask: u32) -> Ret { msg_wait(env, n, handles, all != 0, timeout) }
-    stdcall fn MsgWaitForMultipleObjectsEx(env, n: u32, handles: u32, timeout: u32, mask: u32, flags: u32) -> Ret { msg_wait(env, n, handles, flags & 1 != 0, timeout) }
+    stdcall fn SendMessageTimeoutW(env, h: u32, msg: u32, wp: u32, lp: u32, flags: u32, timeout: u32, result: u32) -> Ret {
+        msgqueue::send_message(env, (h, msg, wp, lp), Some(timeout), msgqueue::done_timeout, result)
+    }
+    stdcall fn SendNotifyMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { msgqueue::send_notify(env, (h, msg, wp, lp), None) }
+    stdcall fn SendNotifyMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { msgqueue::send_notify(env, (h, msg, wp, lp), None) }
+    stdcall fn SendMessageCallbackA(env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret { msgqueue::send_notify(env, (h, msg, wp, lp), Some((cb, data))) }
+    stdcall fn SendMessageCallbackW(env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret { msgqueue::send_notify(env, (h, msg, wp, lp), Some((cb, data))) }
+    stdcall fn GetQueueStatus(env, flags: u32) -> u32 { msgqueue::queue_status(env, flags) }
+    stdcall fn MsgWaitForMultipleObjects(env, n: u32, handles: u32, all: u32, timeout: u32, mask: u32) -> Ret { msgqueue::msg_wait(env, n, handles, all != 0, timeout, mask, false) }
+    stdcall fn MsgWaitForMultipleObjectsEx(env, n: u32, handles: u32, timeout: u32, mask: u32, flags: u32) -> Ret { msgqueue::msg_wait(env, n, handles, flags & 1 != 0, timeout, mask, flags & 4 != 0) }
     // One keyboard layout (US English); every thread already shares one input queue.
     stdcall fn GetKeyboardLayout(env, _tid: u32) -> u32 { HKL_US }
     stdcall fn ActivateKeyboardLayout(env, _hkl: u32, _flags: u32) -> u32 { HKL_US }
@@ -2333,8 +2231,8 @@ crate::dll! { "user32.dll";
     stdcall fn keybd_event(env, vk: u32, scan: u32, flags: u32, _extra: u32) { synth_key(env, vk as u8, scan as u8, flags & 2 != 0) }
     stdcall fn mouse_event(env, flags: u32, dx: u32, dy: u32, data: u32, _extra: u32) { synth_mouse(env, flags, dx as i32, dy as i32) }
     stdcall fn SendInput(env, n: u32, inputs: u32, size: u32) -> u32 { send_input(env, n, inputs, size) }
-    stdcall fn SendMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, r| Ret::Value(r)) }
-    stdcall fn SendMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, r| Ret::Value(r)) }
+    stdcall fn SendMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { msgqueue::send_message(env, (h, msg, wp, lp), None, msgqueue::done_value, 0) }
+    stdcall fn SendMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { msgqueue::send_message(env, (h, msg, wp, lp), None, msgqueue::done_value, 0) }
     stdcall fn GetMessageTime(env) -> u32 { Desktop::ms(env.clock) }
     stdcall fn GetMessagePos(env) -> u32 { let c = desk(env).cursor; (c.0 as u16 as u32) | (c.1 as u16 as u32) << 16 }
     stdcall fn RegisterWindowMessageW(env, name: u32) -> u32 {
@@ -2891,92 +2789,6 @@ fn then_value(r: Ret, v: u32) -> Ret {
     }
 }
 
-fn send_callback(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret {
-    send(env, h, msg, wp, lp, move |_, r| {
-        if cb == 0 {
-            return Ret::Value(1);
-        }
-        Ret::call(cb, vec![h, msg, data, r], |_, _| Ret::Value(1))
-    })
-}
-
-/// GetQueueStatus: what the queue holds (QS_* bits) in the low word, what
-/// arrived since the last call in the high word, both masked by `flags`.
-fn queue_status(env: &mut Env, flags: u32) -> u32 {
-    let clock = env.clock;
-    let d = desk(env);
-    d.deliver_input(clock);
-    let mut now = 0;
-    for m in &d.queue {
-        now |= match m.message {
-            0x100..=0x109 => 1, // QS_KEY
-            0x200 => 2,         // QS_MOUSEMOVE
-            0x201..=0x20E => 4, // QS_MOUSEBUTTON
-            wm::TIMER => 0x10,  // QS_TIMER
-            _ => 8,             // QS_POSTMESSAGE
-        };
-    }
-    if d.timers.iter().any(|t| t.due <= clock) {
-        now |= 0x10;
-    }
-    if d.paint_due().is_some() {
-        now |= 0x20;
-    }
-    let new = now & !d.queue_seen;
-    d.queue_seen = now;
-    ((new & flags) << 16) | (now & flags)
-}
-
-/// MsgWaitForMultipleObjects(Ex): an object signaled (kernel32's wait
-/// with no timeout), else input in the queue (`n`), else WAIT_TIMEOUT
-/// once `timeout` ms of guest time passed since the call began.
-fn msg_wait(env: &mut Env, n: u32, handles: u32, all: bool, timeout: u32) -> Ret {
-    const WAIT_TIMEOUT: u32 = 0x102;
-    if n > 0 {
-        let r = crate::dll::kernel32::DLL.call(
-            "WaitForMultipleObjects",
-            env,
-            &[n, handles, all as u32, 0],
-        );
-        if let Ret::Value(v) = r {
-            if v != WAIT_TIMEOUT {
-                desk(env).msg_wait_start = None;
-                return Ret::Value(v);
-            }
-        }
-    }
-    let clock = env.clock;
-    let retrying = env.retrying;
-    let d = desk(env);
-    d.deliver_input(clock);
-    if !d.queue.is_empty()
-        || d.quit.is_some()
-        || d.paint_due().is_some()
-        || d.timers.iter().any(|t| t.due <= clock)
-    {
-        d.msg_wait_start = None;
-        return Ret::Value(n);
-    }
-    if timeout == 0 {
-        return Ret::Value(WAIT_TIMEOUT);
-    }
-    let start = match d.msg_wait_start {
-        Some(s) if retrying => s,
-        _ => clock,
-    };
-    d.msg_wait_start = Some(start);
-    let end = (timeout != u32::MAX)
-        .then(|| start + timeout as u64 * (crate::dll::DISPATCHES_PER_SECOND / 1000));
-    if end.is_some_and(|e| clock >= e) {
-        d.msg_wait_start = None;
-        return Ret::Value(WAIT_TIMEOUT);
-    }
-    // Objects are polled every guest millisecond (another thread may signal them).
-    let poll = (n > 0).then(|| clock + crate::dll::DISPATCHES_PER_SECOND / 1000);
-    let deadline = [d.next_event(), end, poll].into_iter().flatten().min();
-    Ret::Block { deadline }
-}
-
 /// SetParent: the window moves under `parent` (0: the desktop) keeping its
 /// screen position; answers the old parent.
 fn set_parent(env: &mut Env, h: u32, parent: u32) -> u32 {
@@ -2985,9 +2797,22 @@ fn set_parent(env: &mut Env, h: u32, parent: u32) -> u32 {
         env.last_error = 1400;
         return 0;
     };
+    let parent = if parent == DESKTOP_HWND { 0 } else { parent };
     if parent != 0 && d.win(parent).is_none() {
         env.last_error = 1400;
         return 0;
+    }
+    // A window cannot go under itself or one of its descendants.
+    let mut up = parent;
+    for _ in 0..64 {
+        if up == 0 {
+            break;
+        }
+        if up == h {
+            env.last_error = 87; // ERROR_INVALID_PARAMETER
+            return 0;
+        }
+        up = d.win(up).map_or(0, |w| w.parent);
     }
     if let Some(p) = d.win_mut(old) {
         p.children.retain(|&c| c != h);
@@ -3132,25 +2957,6 @@ fn send_input(env: &mut Env, n: u32, inputs: u32, size: u32) -> u32 {
         }
     }
     n
-}
-
-pub(crate) fn post(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> bool {
-    if h != 0 && desk(env).win(h).is_none() {
-        env.last_error = 1400;
-        return false;
-    }
-    let t = Desktop::ms(env.clock);
-    let d = desk(env);
-    let pt = d.cursor;
-    d.queue.push_back(Msg {
-        hwnd: h,
-        message: msg,
-        wparam: wp,
-        lparam: lp,
-        time: t,
-        pt,
-    });
-    true
 }
 
 #[cfg(test)]
