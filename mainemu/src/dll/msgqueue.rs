@@ -262,8 +262,16 @@ pub(crate) fn queue_status(env: &mut Env, flags: u32) -> u32 {
 /// last looked (any queued with MWMO_INPUTAVAILABLE) answers `n`, else
 /// WAIT_TIMEOUT once `timeout` ms of guest time passed since the call
 /// began. Messages sent from other threads are reported, not received.
-pub(crate) fn msg_wait(env: &mut Env, n: u32, handles: u32, all: bool, timeout: u32, mask: u32, available: bool) -> Ret {
+/// `flags`: MWMO_ALERTABLE 2, MWMO_INPUTAVAILABLE 4.
+pub(crate) fn msg_wait(env: &mut Env, n: u32, handles: u32, all: bool, timeout: u32, mask: u32, flags: u32) -> Ret {
     let me = env.thread_id();
+    // MWMO_ALERTABLE (2): queued user APCs run and end the wait.
+    if flags & 2 != 0 {
+        if let Some(r) = crate::dll::kernel32::sync::run_apcs(env) {
+            return r;
+        }
+    }
+    let available = flags & 4 != 0;
     if n > 0 {
         let r = crate::dll::kernel32::DLL.call(
             "WaitForMultipleObjects",

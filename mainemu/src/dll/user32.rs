@@ -736,6 +736,9 @@ pub(crate) fn def_window_proc(
     lp: u32,
     wide: bool,
 ) -> Ret {
+    if (0xE0..=0xEA).contains(&msg) && is_scroll_bar(env, h) {
+        return Ret::Value(scroll_bar_message(env, h, msg, wp, lp));
+    }
     match msg {
         wm::NCCREATE => Ret::Value(1),
         wm::PAINT => {
@@ -1554,6 +1557,71 @@ fn scroll_info(env: &mut Env, h: u32, bar: i32, si: u32, set: bool) -> u32 {
     1
 }
 
+/// Whether `h` is a scroll bar control (the ScrollBar class, whose
+/// procedure is DefWindowProc with the SBM_* messages).
+fn is_scroll_bar(env: &mut Env, h: u32) -> bool {
+    let d = desk(env);
+    d.win(h)
+        .and_then(|w| d.classes.get(w.class))
+        .is_some_and(|c| c.name == units("SCROLLBAR"))
+}
+
+/// The scroll bar control's SBM_* messages over its SB_CTL state:
+/// SBM_SETPOS 0xE0 (old position), SBM_GETPOS 0xE1, SBM_SETRANGE 0xE2 and
+/// SBM_SETRANGEREDRAW 0xE6 (the old position), SBM_GETRANGE 0xE3 (into
+/// `*wp`, `*lp`), SBM_SETSCROLLINFO 0xE9 (the new position) and
+/// SBM_GETSCROLLINFO 0xEA through a SCROLLINFO at `lp`.
+fn scroll_bar_message(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> u32 {
+    let Some((min, max, page, pos)) = scroll(env, h, 2) else {
+        return 0;
+    };
+    match msg {
+        0xE0 => {
+            set_scroll(env, h, 2, (min, max, page, wp as i32));
+            pos as u32
+        }
+        0xE1 => pos as u32,
+        0xE2 | 0xE6 => {
+            set_scroll(env, h, 2, (wp as i32, lp as i32, page, pos));
+            pos as u32
+        }
+        0xE3 => {
+            if wp != 0 {
+                env.mem.poke_u32(wp, min as u32);
+            }
+            if lp != 0 {
+                env.mem.poke_u32(lp, max as u32);
+            }
+            0
+        }
+        0xE9 => scroll_info(env, h, 2, lp, true),
+        0xEA => scroll_info(env, h, 2, lp, false),
+        _ => 0,
+    }
+}
+
+/// The SB_CTL forms of the scroll calls: the SBM_* message goes to the
+/// control (`si`: a SCROLLINFO built in scratch memory for the Set forms
+/// that take none), then `then` with its answer.
+fn scroll_ctl(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, then: fn(&mut Env, u32, u32) -> Ret, arg: u32) -> Ret {
+    if desk(env).win(h).is_none() {
+        env.last_error = 1400;
+        return then(env, 0, arg);
+    }
+    send(env, h, msg, wp, lp, move |env, r| then(env, r, arg))
+}
+
+/// A SCROLLINFO in scratch memory: mask, min, max, page, pos.
+fn scratch_scrollinfo(env: &mut Env, mask: u32, min: i32, max: i32, pos: i32) -> u32 {
+    let a = scratch(env, 28);
+    let mut b = Vec::new();
+    for v in [28, mask, min as u32, max as u32, 0, pos as u32, 0] {
+        b.extend((v as u32).to_le_bytes());
+    }
+    env.mem.poke(a, &b);
+    a
+}
+
 /// GetTabbedTextExtent: the string's width with tabs expanded (no tab
 /// positions: every 8 average characters; one: every that many pixels;
 /// more: those positions, then the last spacing repeated) and the cell
@@ -2137,8 +2205,8 @@ crate::dll! { "user32.dll";
     stdcall fn SendMessageCallbackA(env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret { msgqueue::send_notify(env, (h, msg, wp, lp), Some((cb, data))) }
     stdcall fn SendMessageCallbackW(env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret { msgqueue::send_notify(env, (h, msg, wp, lp), Some((cb, data))) }
     stdcall fn GetQueueStatus(env, flags: u32) -> u32 { msgqueue::queue_status(env, flags) }
-    stdcall fn MsgWaitForMultipleObjects(env, n: u32, handles: u32, all: u32, timeout: u32, mask: u32) -> Ret { msgqueue::msg_wait(env, n, handles, all != 0, timeout, mask, false) }
-    stdcall fn MsgWaitForMultipleObjectsEx(env, n: u32, handles: u32, timeout: u32, mask: u32, flags: u32) -> Ret { msgqueue::msg_wait(env, n, handles, flags & 1 != 0, timeout, mask, flags & 4 != 0) }
+    stdcall fn MsgWaitForMultipleObjects(env, n: u32, handles: u32, all: u32, timeout: u32, mask: u32) -> Ret { msgqueue::msg_wait(env, n, handles, all != 0, timeout, mask, 0) }
+    stdcall fn MsgWaitForMultipleObjectsEx(env, n: u32, handles: u32, timeout: u32, mask: u32, flags: u32) -> Ret { msgqueue::msg_wait(env, n, handles, flags & 1 != 0, timeout, mask, flags) }
     // One keyboard layout (US English); every thread already shares one input queue.
     stdcall fn GetKeyboardLayout(env, _tid: u32) -> u32 { HKL_US }
     stdcall fn ActivateKeyboardLayout(env, _hkl: u32, _flags: u32) -> u32 { HKL_US }
@@ -2155,7 +2223,16 @@ crate::dll! { "user32.dll";
     // Hot keys never fire (no key reaches the system); registering succeeds.
     stdcall fn RegisterHotKey(env, _h: u32, _id: u32, _mods: u32, _vk: u32) -> bool { true }
     stdcall fn UnregisterHotKey(env, _h: u32, _id: u32) -> bool { true }
-    stdcall fn WaitForInputIdle(env, _process: u32, _ms: u32) -> u32 { 0 }
+    // A child process runs inside CreateProcess: one still there waits for
+    // input (idle, 0); one that ended answers WAIT_FAILED.
+    stdcall fn WaitForInputIdle(env, process: u32, _ms: u32) -> u32 {
+        match env.handles.get(process) {
+            Some(crate::handles::Object::Process(c)) if *c == crate::threads::STILL_ACTIVE => 0,
+            Some(crate::handles::Object::Process(_)) => u32::MAX,
+            _ if process == crate::handles::CURRENT_PROCESS => 0,
+            _ => { env.last_error = 6; u32::MAX }
+        }
+    }
     // DeferWindowPos moves at once (the positions are the same at the end).
     stdcall fn BeginDeferWindowPos(env, _n: i32) -> u32 { HDWP }
     stdcall fn DeferWindowPos(env, hdwp: u32, h: u32, after: u32, x: i32, y: i32, cx: i32, cy: i32, flags: u32) -> Ret {
@@ -2437,25 +2514,45 @@ crate::dll! { "user32.dll";
     stdcall fn SetWindowLongW(env, h: u32, i: i32, v: u32) -> u32 { set_window_long(env, h, i, v) }
     stdcall fn SetWindowLongA(env, h: u32, i: i32, v: u32) -> u32 { set_window_long(env, h, i, v) }
     stdcall fn UnregisterClassA(env, name: u32, inst: u32) -> bool { unregister_class(env, name, inst, false) }
-    stdcall fn GetScrollPos(env, h: u32, bar: i32) -> i32 { scroll(env, h, bar).map_or(0, |s| s.3) }
-    stdcall fn SetScrollPos(env, h: u32, bar: i32, pos: i32, redraw: bool) -> i32 {
-        let Some((min, max, page, old)) = scroll(env, h, bar) else { return 0 };
-        set_scroll(env, h, bar, (min, max, page, pos));
-        old
+    stdcall fn GetScrollPos(env, h: u32, bar: i32) -> Ret {
+        if bar == 2 { return scroll_ctl(env, h, 0xE1, 0, 0, |_, r, _| Ret::Value(r), 0); }
+        Ret::Value(scroll(env, h, bar).map_or(0, |s| s.3) as u32)
     }
-    stdcall fn GetScrollRange(env, h: u32, bar: i32, min: u32, max: u32) -> bool {
+    stdcall fn SetScrollPos(env, h: u32, bar: i32, pos: i32, redraw: bool) -> Ret {
+        let Some((min, max, page, old)) = scroll(env, h, bar) else { env.last_error = 1400; return Ret::Value(0) };
+        if bar == 2 {
+            // The control gets SBM_SETSCROLLINFO (SIF_POS); the answer is the old position.
+            let si = scratch_scrollinfo(env, 4, 0, 0, pos);
+            return scroll_ctl(env, h, 0xE9, redraw as u32, si, |env, _, old| { scratch_release(env, 28); Ret::Value(old) }, old as u32);
+        }
+        set_scroll(env, h, bar, (min, max, page, pos));
+        Ret::Value(old as u32)
+    }
+    stdcall fn GetScrollRange(env, h: u32, bar: i32, min: u32, max: u32) -> Ret {
+        if bar == 2 { return scroll_ctl(env, h, 0xE3, min, max, |_, _, _| Ret::Value(1), 0); }
         let s = scroll(env, h, bar).unwrap_or_default();
         env.mem.poke_u32(min, s.0 as u32);
         env.mem.poke_u32(max, s.1 as u32);
-        true
+        Ret::Value(1)
     }
-    stdcall fn SetScrollRange(env, h: u32, bar: i32, min: i32, max: i32, redraw: bool) -> bool {
-        let Some((_, _, page, pos)) = scroll(env, h, bar) else { return false };
+    stdcall fn SetScrollRange(env, h: u32, bar: i32, min: i32, max: i32, redraw: bool) -> Ret {
+        let Some((_, _, page, pos)) = scroll(env, h, bar) else { env.last_error = 1400; return Ret::Value(0) };
+        if bar == 2 {
+            // The control gets SBM_SETSCROLLINFO (SIF_RANGE).
+            let si = scratch_scrollinfo(env, 1, min, max, 0);
+            return scroll_ctl(env, h, 0xE9, redraw as u32, si, |env, _, _| { scratch_release(env, 28); Ret::Value(1) }, 0);
+        }
         set_scroll(env, h, bar, (min, max, page, pos));
-        true
+        Ret::Value(1)
     }
-    stdcall fn GetScrollInfo(env, h: u32, bar: i32, si: u32) -> bool { scroll_info(env, h, bar, si, false) != 0 }
-    stdcall fn SetScrollInfo(env, h: u32, bar: i32, si: u32, redraw: bool) -> i32 { scroll_info(env, h, bar, si, true) as i32 }
+    stdcall fn GetScrollInfo(env, h: u32, bar: i32, si: u32) -> Ret {
+        if bar == 2 { return scroll_ctl(env, h, 0xEA, 0, si, |_, r, _| Ret::Value((r != 0) as u32), 0); }
+        Ret::Value((scroll_info(env, h, bar, si, false) != 0) as u32)
+    }
+    stdcall fn SetScrollInfo(env, h: u32, bar: i32, si: u32, redraw: bool) -> Ret {
+        if bar == 2 { return scroll_ctl(env, h, 0xE9, redraw as u32, si, |_, r, _| Ret::Value(r), 0); }
+        Ret::Value(scroll_info(env, h, bar, si, true))
+    }
     // Scroll bars are not drawn: showing and enabling them changes nothing visible.
     stdcall fn ShowScrollBar(env, h: u32, bar: i32, show: bool) -> bool { desk(env).win(h).is_some() }
     stdcall fn EnableScrollBar(env, h: u32, bar: u32, arrows: u32) -> bool { desk(env).win(h).is_some() }
