@@ -491,7 +491,8 @@ impl Desktop {
         let h = self.next_hwnd;
         self.next_hwnd += 4;
         let parent = w.parent;
-        let child = w.is_child();
+        // A child of the desktop (parent 0) is among the top-level windows.
+        let child = w.is_child() && parent != 0;
         let mut w = w;
         w.hwnd = h;
         self.windows.insert(h, w);
@@ -515,7 +516,7 @@ impl Desktop {
             if !w.visible() {
                 return false;
             }
-            if !w.is_child() {
+            if !w.is_child() || w.parent == 0 {
                 return true;
             }
             cur = w.parent;
@@ -526,7 +527,7 @@ impl Desktop {
     /// The windows above `h` among its siblings (topmost first) and its ancestors' chain.
     fn siblings_above(&self, h: u32) -> Vec<u32> {
         let Some(w) = self.win(h) else { return vec![] };
-        let list = if w.is_child() {
+        let list = if w.is_child() && w.parent != 0 {
             self.win(w.parent)
                 .map(|p| p.children.clone())
                 .unwrap_or_default()
@@ -552,7 +553,7 @@ impl Desktop {
                 }
             }
             let Some(w) = self.win(cur) else { break };
-            if !w.is_child() {
+            if !w.is_child() || w.parent == 0 {
                 break;
             }
             cur = w.parent;
@@ -724,7 +725,7 @@ impl Desktop {
         let mut cur = h;
         for _ in 0..64 {
             match self.win(cur) {
-                Some(w) if w.is_child() => cur = w.parent,
+                Some(w) if w.is_child() && w.parent != 0 => cur = w.parent,
                 _ => break,
             }
         }
@@ -834,7 +835,7 @@ impl Desktop {
             }
         }
         match parent {
-            Some((true, p)) => {
+            Some((true, p)) if p != 0 => {
                 if let Some(pw) = self.windows.get_mut(&p) {
                     pw.children.retain(|&c| c != h);
                 }

@@ -124,6 +124,10 @@ pub enum Ret {
     ExitThread(u32),
     /// The run stops with this report.
     Stop(String),
+    /// An exception ended a guarded guest call (`seh::guarded_call`): the
+    /// thread's host frames above index `depth` are dropped and frame
+    /// `depth` (the guarded call) completes with `value`.
+    Unwind { depth: usize, value: u32 },
 }
 
 /// A call into guest code from an API body (a callback, an SEH handler, an
@@ -203,6 +207,7 @@ impl std::fmt::Debug for Ret {
             Ret::Block { deadline } => write!(f, "Block({deadline:?})"),
             Ret::ExitThread(c) => write!(f, "ExitThread({c})"),
             Ret::Stop(s) => write!(f, "Stop({s:?})"),
+            Ret::Unwind { depth, value } => write!(f, "Unwind({depth}, {value:#x})"),
         }
     }
 }

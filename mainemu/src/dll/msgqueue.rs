@@ -177,9 +177,22 @@ fn clear_changed(env: &mut Env, mask: u32) {
     d.queues.of(me).clear_changed(mask, states);
 }
 
+/// A GetMessage/PeekMessage window filter that names no window (0 is any,
+/// -1 thread messages only): ERROR_INVALID_WINDOW_HANDLE.
+fn bad_filter_window(env: &mut Env, hwnd: u32) -> bool {
+    if hwnd == 0 || hwnd == u32::MAX || desk(env).win(hwnd).is_some() {
+        return false;
+    }
+    env.last_error = ERROR_INVALID_WINDOW_HANDLE;
+    true
+}
+
 /// GetMessage: messages sent from other threads first, then the next
 /// message; blocks while there is none.
 pub(crate) fn get_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32) -> Ret {
+    if bad_filter_window(env, hwnd) {
+        return Ret::Value(u32::MAX);
+    }
     if let Some(r) = receive_sent(env, Box::new(move |env| get_message(env, out, hwnd, min, max))) {
         return r;
     }
@@ -204,6 +217,9 @@ pub(crate) fn get_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32
 /// PeekMessage: messages sent from other threads first (unless a PM_QS_*
 /// filter leaves QS_SENDMESSAGE out), then the next message if any.
 pub(crate) fn peek_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32, flags: u32) -> Ret {
+    if bad_filter_window(env, hwnd) {
+        return Ret::Value(0);
+    }
     let kinds = flags >> 16;
     if kinds == 0 || kinds & qs::SENDMESSAGE != 0 {
         if let Some(r) = receive_sent(

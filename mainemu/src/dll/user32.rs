@@ -514,7 +514,9 @@ pub(crate) fn create_window_then(
     };
     let cls = desk(env).classes[ci].clone();
     let child = style & ws::CHILD != 0;
-    if child && desk(env).win(parent).is_none() {
+    // A child of the desktop window is placed among the top-level windows.
+    let parent = if child && parent == DESKTOP_HWND { 0 } else { parent };
+    if child && parent != 0 && desk(env).win(parent).is_none() {
         env.last_error = 1406;
         return then(env, 0);
     }
@@ -1090,10 +1092,16 @@ pub(crate) fn dispatch_msg(
     then: impl FnOnce(&mut Env, u32) -> Ret + 'static,
 ) -> Ret {
     if m.message == wm::TIMER && m.lparam != 0 {
-        return Ret::call(m.lparam, vec![m.hwnd, m.message, m.wparam, m.time], then);
+        // A timer callback runs under an exception guard (an exception
+        // nothing inside takes ends it), as Windows' DispatchMessage does.
+        return crate::seh::guarded_call(env, m.lparam, vec![m.hwnd, m.message, m.wparam, m.time], then);
     }
     send(env, m.hwnd, m.message, m.wparam, m.lparam, then)
 }
+
+/// Timers a process may have: timers are user objects, and Windows gives a
+/// process 10,000 of those (ERROR_NO_MORE_USER_HANDLES past them).
+const MAX_TIMERS: usize = 10_000;
 
 fn set_timer(env: &mut Env, hwnd: u32, id: u32, ms: u32, proc_: u32) -> u32 {
     let clock = env.clock;
@@ -1102,13 +1110,20 @@ fn set_timer(env: &mut Env, hwnd: u32, id: u32, ms: u32, proc_: u32) -> u32 {
     if hwnd != 0 && d.win(hwnd).is_none() {
         return 0;
     }
-    let id = if hwnd == 0 {
-        0x7FF0 + d.timers.len() as u32
+    // A thread timer (no window) keeps its id when the caller names one of
+    // its own; otherwise it gets the next id from 0x7FF0 on.
+    let replaces = |t: &Timer, id: u32| t.hwnd == hwnd && t.id == id && (hwnd != 0 || t.thread == me);
+    let id = if hwnd == 0 && !(id != 0 && d.timers.iter().any(|t| replaces(t, id))) {
+        d.timers.iter().filter(|t| t.hwnd == 0).map(|t| t.id + 1).max().unwrap_or(0).max(0x7FF0)
     } else {
         id
     };
+    if !d.timers.iter().any(|t| replaces(t, id)) && d.timers.len() >= MAX_TIMERS {
+        env.last_error = 1158; // ERROR_NO_MORE_USER_HANDLES
+        return 0;
+    }
     let period = ms.clamp(10, 0x7FFF_FFFF) as u64 * (crate::dll::DISPATCHES_PER_SECOND / 1000);
-    d.timers.retain(|t| !(t.hwnd == hwnd && t.id == id));
+    d.timers.retain(|t| !replaces(t, id));
     let thread = if hwnd == 0 { me } else { d.thread_of(hwnd).unwrap_or(me) };
     d.timers.push(Timer {
         hwnd,
@@ -1480,7 +1495,7 @@ fn unregister_class(env: &mut Env, name: u32, inst: u32, wide: bool) -> bool {
         return false;
     };
     let _ = inst;
-    if d.windows.values().any(|w| w.class == i) {
+    if d.windows.values().any(|w| !w.destroyed && w.class == i) {
         env.last_error = 1412; // ERROR_CLASS_HAS_WINDOWS
         return false;
     }
@@ -2161,7 +2176,11 @@ crate::dll! { "user32.dll";
     stdcall fn CreateWindowExA(env, ex: u32, class: u32, title: u32, style: u32, x: i32, y: i32, w: i32, h: i32, parent: u32, menu: u32, inst: u32, param: u32) -> Ret {
         create_window(env, ex, class, title, style, x, y, w, h, parent, menu, inst, param, false)
     }
-    stdcall fn DestroyWindow(env, h: u32) -> Ret { destroy_window(env, h) }
+    // Only the thread that made a window may destroy it (ERROR_ACCESS_DENIED).
+    stdcall fn DestroyWindow(env, h: u32) -> Ret {
+        if desk(env).thread_of(h).is_some_and(|t| t != env.thread_id()) { return Ret::Value(env.fail(5, 0)); }
+        destroy_window(env, h)
+    }
     // Made again after a wait: only the menu loop (WM_NCLBUTTONDOWN on the menu bar) waits here.
     stdcall fn DefWindowProcW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
         if env.retrying && env.desktop.menu_track.is_some() { return super::menu::resume(env); }
@@ -2377,6 +2396,21 @@ crate::dll! { "user32.dll";
     stdcall fn GetClientRect(env, h: u32, r: u32) -> bool {
         let Some(c) = desk(env).client_rect(h) else { env.last_error = 1400; return false };
         write_rect(&mut env.mem, r, Rect::new(0, 0, c.width(), c.height()))
+    }
+    // COMBOBOXINFO (52 bytes): rcItem, rcButton (the drop button, 16
+    // wide, inside the 2-pixel edge), stateButton 0, the combo as
+    // hwndCombo and hwndItem; no list window exists (hwndList 0).
+    stdcall fn GetComboBoxInfo(env, h: u32, info: u32) -> bool {
+        let is_combo = { let d = desk(env); d.win(h).and_then(|w| d.classes.get(w.class)).is_some_and(|c| c.name == units("COMBOBOX")) };
+        if !is_combo { return env.fail(1400, false); }
+        if env.mem.peek_u32(info) != Some(52) { return env.fail(87, false); }
+        let c = desk(env).client_rect(h).unwrap_or_default();
+        let (w, hh) = (c.width(), c.height());
+        let button = Rect::new((w - 2 - 16).max(0), 2, (w - 2).max(0), (hh - 2).max(0));
+        let item = Rect::new(3, 3, (button.left - 1).max(3), (hh - 3).max(3));
+        let ok = gs::write_rect(&mut env.mem, info + 4, item) && gs::write_rect(&mut env.mem, info + 20, button);
+        for (o, v) in [(36, 0), (40, h), (44, h), (48, 0)] { env.mem.poke_u32(info + o, v); }
+        ok
     }
     stdcall fn GetWindowRect(env, h: u32, r: u32) -> bool {
         let rect = if h == DESKTOP_HWND { Some(desk(env).screen_rect()) } else { desk(env).win(h).map(|w| w.rect) };
