@@ -467,7 +467,7 @@ fn notepad_menu_closes() {
 /// The rows of Wine's user32/gdi32 table (`survey/wine-gui-tests.toml`)
 /// that take at most 1M dispatches, under l0 and l1: the exact summary
 /// counts (gdi32_brush 689 tests / 7 failures, gdi32_gdiobj 49 / 1,
-/// gdi32_pen 907 / 0, user32_class 1123 / 350, user32_listbox 1123 / 467,
+/// gdi32_pen 907 / 0, user32_class 1123 / 323, user32_listbox 1123 / 467,
 /// user32_text 859 / 110, user32_wsprintf 58 / 0)
 /// or the current stop (gdi32_dib: the binary's own sincos calls itself
 /// until the stack runs out). 8 rows: all but bitmap, dialog, edit, msg
