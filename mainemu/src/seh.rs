@@ -335,7 +335,10 @@ fn walk(env: &mut Env, rec: u32, ctx: u32, ptrs: u32, frame: u32) -> Ret {
     }
     let handler = env.mem.peek_u32(frame + 4).unwrap_or(0);
     let next = env.mem.peek_u32(frame).unwrap_or(0xFFFF_FFFF);
-    if matches!(env.thunks.at(handler), Some(crate::thunks::Thunk::HostGuard)) {
+    if matches!(
+        env.thunks.at(handler),
+        Some(crate::thunks::Thunk::HostGuard)
+    ) {
         // The host's guard: the guarded call ends (its registration and
         // everything above it unwound), answering 0.
         let depth = env.mem.peek_u32(frame + 8).unwrap_or(u32::MAX) as usize;

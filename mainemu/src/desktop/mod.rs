@@ -757,7 +757,11 @@ impl Desktop {
     /// The state bits (QS_TIMER, QS_PAINT) of thread `tid` at `clock`.
     pub fn state_bits(&self, tid: u32, clock: u64) -> u32 {
         let mut b = 0;
-        if self.timers.iter().any(|t| t.thread == tid && t.due <= clock) {
+        if self
+            .timers
+            .iter()
+            .any(|t| t.thread == tid && t.due <= clock)
+        {
             b |= queue::qs::TIMER;
         }
         if self.paint_due(tid).is_some() {

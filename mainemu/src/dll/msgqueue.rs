@@ -159,14 +159,21 @@ pub(crate) fn receive_sent(env: &mut Env, then: Box<dyn FnOnce(&mut Env) -> Ret>
         sent: s,
         replied: false,
     });
-    Some(send(env, s.hwnd, s.message, s.wparam, s.lparam, move |env, r| {
-        let q = desk(env).queues.of(me);
-        let replied = q.receiving.pop().is_some_and(|x| x.replied);
-        if !replied && desk(env).queues.reply(&s, r) {
-            wake(env);
-        }
-        then(env)
-    }))
+    Some(send(
+        env,
+        s.hwnd,
+        s.message,
+        s.wparam,
+        s.lparam,
+        move |env, r| {
+            let q = desk(env).queues.of(me);
+            let replied = q.receiving.pop().is_some_and(|x| x.replied);
+            if !replied && desk(env).queues.reply(&s, r) {
+                wake(env);
+            }
+            then(env)
+        },
+    ))
 }
 
 /// The caller looked at its queue: nothing in it is new any more.
@@ -193,7 +200,10 @@ pub(crate) fn get_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32
     if bad_filter_window(env, hwnd) {
         return Ret::Value(u32::MAX);
     }
-    if let Some(r) = receive_sent(env, Box::new(move |env| get_message(env, out, hwnd, min, max))) {
+    if let Some(r) = receive_sent(
+        env,
+        Box::new(move |env| get_message(env, out, hwnd, min, max)),
+    ) {
         return r;
     }
     let m = next_message(env, hwnd, min, max, true);
@@ -216,7 +226,14 @@ pub(crate) fn get_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32
 
 /// PeekMessage: messages sent from other threads first (unless a PM_QS_*
 /// filter leaves QS_SENDMESSAGE out), then the next message if any.
-pub(crate) fn peek_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32, flags: u32) -> Ret {
+pub(crate) fn peek_message(
+    env: &mut Env,
+    out: u32,
+    hwnd: u32,
+    min: u32,
+    max: u32,
+    flags: u32,
+) -> Ret {
     if bad_filter_window(env, hwnd) {
         return Ret::Value(0);
     }
@@ -262,7 +279,12 @@ fn new_bits(env: &mut Env) -> u32 {
 pub(crate) fn queue_status(env: &mut Env, flags: u32) -> u32 {
     let (me, clock) = (env.thread_id(), env.clock);
     // QS_ALLPOSTMESSAGE (0x100) asks for posted messages too.
-    let mask = (flags & 0xFF) | if flags & 0x100 != 0 { qs::POSTMESSAGE } else { 0 };
+    let mask = (flags & 0xFF)
+        | if flags & 0x100 != 0 {
+            qs::POSTMESSAGE
+        } else {
+            0
+        };
     let d = desk(env);
     d.deliver_input(clock);
     let states = d.state_bits(me, clock);
@@ -279,7 +301,15 @@ pub(crate) fn queue_status(env: &mut Env, flags: u32) -> u32 {
 /// WAIT_TIMEOUT once `timeout` ms of guest time passed since the call
 /// began. Messages sent from other threads are reported, not received.
 /// `flags`: MWMO_ALERTABLE 2, MWMO_INPUTAVAILABLE 4.
-pub(crate) fn msg_wait(env: &mut Env, n: u32, handles: u32, all: bool, timeout: u32, mask: u32, flags: u32) -> Ret {
+pub(crate) fn msg_wait(
+    env: &mut Env,
+    n: u32,
+    handles: u32,
+    all: bool,
+    timeout: u32,
+    mask: u32,
+    flags: u32,
+) -> Ret {
     let me = env.thread_id();
     // MWMO_ALERTABLE (2): queued user APCs run and end the wait.
     if flags & 2 != 0 {
@@ -302,7 +332,12 @@ pub(crate) fn msg_wait(env: &mut Env, n: u32, handles: u32, all: bool, timeout: 
         }
     }
     let clock = env.clock;
-    let mask = (mask & 0xFF) | if mask & 0x100 != 0 { qs::POSTMESSAGE } else { 0 };
+    let mask = (mask & 0xFF)
+        | if mask & 0x100 != 0 {
+            qs::POSTMESSAGE
+        } else {
+            0
+        };
     let bits = if available {
         desk(env).deliver_input(clock);
         desk(env).queue_bits(me, clock)
@@ -507,7 +542,11 @@ pub(crate) fn done_timeout(env: &mut Env, r: Option<u32>, out: u32) -> Ret {
 /// thread's window the message is queued and the call returns TRUE at once
 /// (the callback comes back through the caller's queue); to the caller's
 /// own window the procedure runs now, then the callback.
-pub(crate) fn send_notify(env: &mut Env, (h, msg, wp, lp): (u32, u32, u32, u32), cb: Option<(u32, u32)>) -> Ret {
+pub(crate) fn send_notify(
+    env: &mut Env,
+    (h, msg, wp, lp): (u32, u32, u32, u32),
+    cb: Option<(u32, u32)>,
+) -> Ret {
     if desk(env).win(h).is_none() {
         env.last_error = ERROR_INVALID_WINDOW_HANDLE;
         return Ret::Value(0);

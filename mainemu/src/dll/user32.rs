@@ -18,8 +18,8 @@
 
 use super::crt::stdio::{fmt_a, fmt_w, store, Bound};
 use super::gui_structs::{self as gs, read_rect, read_str, units, write_pair, write_rect};
-use super::{Env, Ret};
 use super::msgqueue;
+use super::{Env, Ret};
 use crate::desktop::input::{self, ht};
 use crate::desktop::metrics::{self, ws};
 use crate::desktop::{wm, Class, Desktop, Msg, Timer, UserObject, Window};
@@ -515,7 +515,11 @@ pub(crate) fn create_window_then(
     let cls = desk(env).classes[ci].clone();
     let child = style & ws::CHILD != 0;
     // A child of the desktop window is placed among the top-level windows.
-    let parent = if child && parent == DESKTOP_HWND { 0 } else { parent };
+    let parent = if child && parent == DESKTOP_HWND {
+        0
+    } else {
+        parent
+    };
     if child && parent != 0 && desk(env).win(parent).is_none() {
         env.last_error = 1406;
         return then(env, 0);
@@ -578,10 +582,7 @@ pub(crate) fn create_window_then(
             hmenu,
         )
     };
-    let hwnd = d.add_window(Window {
-        thread: tid,
-        ..win
-    });
+    let hwnd = d.add_window(Window { thread: tid, ..win });
     // CREATESTRUCT for WM_NCCREATE / WM_CREATE.
     let cs = scratch(env, 48);
     let mut b = Vec::new();
@@ -1094,7 +1095,12 @@ pub(crate) fn dispatch_msg(
     if m.message == wm::TIMER && m.lparam != 0 {
         // A timer callback runs under an exception guard (an exception
         // nothing inside takes ends it), as Windows' DispatchMessage does.
-        return crate::seh::guarded_call(env, m.lparam, vec![m.hwnd, m.message, m.wparam, m.time], then);
+        return crate::seh::guarded_call(
+            env,
+            m.lparam,
+            vec![m.hwnd, m.message, m.wparam, m.time],
+            then,
+        );
     }
     send(env, m.hwnd, m.message, m.wparam, m.lparam, then)
 }
@@ -1112,9 +1118,16 @@ fn set_timer(env: &mut Env, hwnd: u32, id: u32, ms: u32, proc_: u32) -> u32 {
     }
     // A thread timer (no window) keeps its id when the caller names one of
     // its own; otherwise it gets the next id from 0x7FF0 on.
-    let replaces = |t: &Timer, id: u32| t.hwnd == hwnd && t.id == id && (hwnd != 0 || t.thread == me);
+    let replaces =
+        |t: &Timer, id: u32| t.hwnd == hwnd && t.id == id && (hwnd != 0 || t.thread == me);
     let id = if hwnd == 0 && !(id != 0 && d.timers.iter().any(|t| replaces(t, id))) {
-        d.timers.iter().filter(|t| t.hwnd == 0).map(|t| t.id + 1).max().unwrap_or(0).max(0x7FF0)
+        d.timers
+            .iter()
+            .filter(|t| t.hwnd == 0)
+            .map(|t| t.id + 1)
+            .max()
+            .unwrap_or(0)
+            .max(0x7FF0)
     } else {
         id
     };
@@ -1124,7 +1137,11 @@ fn set_timer(env: &mut Env, hwnd: u32, id: u32, ms: u32, proc_: u32) -> u32 {
     }
     let period = ms.clamp(10, 0x7FFF_FFFF) as u64 * (crate::dll::DISPATCHES_PER_SECOND / 1000);
     d.timers.retain(|t| !replaces(t, id));
-    let thread = if hwnd == 0 { me } else { d.thread_of(hwnd).unwrap_or(me) };
+    let thread = if hwnd == 0 {
+        me
+    } else {
+        d.thread_of(hwnd).unwrap_or(me)
+    };
     d.timers.push(Timer {
         hwnd,
         id,
@@ -1618,7 +1635,15 @@ fn scroll_bar_message(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> u32 
 /// The SB_CTL forms of the scroll calls: the SBM_* message goes to the
 /// control (`si`: a SCROLLINFO built in scratch memory for the Set forms
 /// that take none), then `then` with its answer.
-fn scroll_ctl(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, then: fn(&mut Env, u32, u32) -> Ret, arg: u32) -> Ret {
+fn scroll_ctl(
+    env: &mut Env,
+    h: u32,
+    msg: u32,
+    wp: u32,
+    lp: u32,
+    then: fn(&mut Env, u32, u32) -> Ret,
+    arg: u32,
+) -> Ret {
     if desk(env).win(h).is_none() {
         env.last_error = 1400;
         return then(env, 0, arg);
