@@ -1656,7 +1656,7 @@ fn scratch_scrollinfo(env: &mut Env, mask: u32, min: i32, max: i32, pos: i32) ->
     let a = scratch(env, 28);
     let mut b = Vec::new();
     for v in [28, mask, min as u32, max as u32, 0, pos as u32, 0] {
-        b.extend((v as u32).to_le_bytes());
+        b.extend(v.to_le_bytes());
     }
     env.mem.poke(a, &b);
     a
