@@ -113,7 +113,9 @@ pub enum Object {
         write: bool,
     },
     PipeBuf(PipeBuf),
-    /// A child process that ran to its end inside CreateProcess: its exit code.
+    /// A child process that ran inside CreateProcess: its exit code, or
+    /// STILL_ACTIVE for a child that ran until it waited for input that
+    /// can never come (it stays blocked until TerminateProcess).
     Process(u32),
     /// An I/O completion port: its queued packets, oldest first.
     Port(std::collections::VecDeque<Packet>),

@@ -576,6 +576,9 @@ impl Process {
                 Service::Stop(crate::dll::unimplemented_message(&dll, &name, site))
             }
             Thunk::Api(e, d) => service_api(self, e, d),
+            Thunk::HostGuard => Service::Stop(format!(
+                "the host's exception guard at {eip:#010x} was called as a function"
+            )),
         };
         // The TEB mirrors the last error (code may read it directly).
         if !self.env.threads.list.is_empty() {
@@ -654,6 +657,26 @@ impl Process {
                 Service::Continue
             }
             Ret::Jumped => Service::Continue,
+            Ret::Unwind { depth, value } => {
+                let frames = &mut self.env.threads.cur_mut().frames;
+                if frames.len() <= depth {
+                    return Service::Stop("internal: unwind to a host frame that is gone".into());
+                }
+                frames.truncate(depth + 1);
+                let Some(f) = frames.pop() else {
+                    return Service::Stop("internal: unwind to a host frame that is gone".into());
+                };
+                let cpu = self.env.cpu();
+                cpu.regs[reg::ESP] = f.sp_base;
+                for (k, r) in [reg::EBX, reg::ESI, reg::EDI, reg::EBP]
+                    .into_iter()
+                    .enumerate()
+                {
+                    cpu.regs[r] = f.saved[k];
+                }
+                let r = (f.then)(&mut self.env, value);
+                self.finish(r, f.origin)
+            }
             Ret::Block { deadline } => match origin {
                 Origin::Api { thunk, .. } => {
                     let epoch = self.env.threads.epoch;
@@ -675,6 +698,9 @@ impl Process {
                 t.state = State::Exited;
                 t.exit_code = code;
                 t.frames.clear();
+                let tid = t.id;
+                // Its windows and message queue go with it (senders waiting on it get 0).
+                crate::dll::msgqueue::thread_ended(&mut self.env, tid);
                 self.env.threads.epoch += 1;
                 if self.env.threads.any_alive() {
                     Service::Continue

@@ -372,6 +372,17 @@ fn walk(env: &mut Env, rec: u32, ctx: u32, ptrs: u32, frame: u32) -> Ret {
     }
     let handler = env.mem.peek_u32(frame + 4).unwrap_or(0);
     let next = env.mem.peek_u32(frame).unwrap_or(0xFFFF_FFFF);
+    if matches!(
+        env.thunks.at(handler),
+        Some(crate::thunks::Thunk::HostGuard)
+    ) {
+        // The host's guard: the guarded call ends (its registration and
+        // everything above it unwound), answering 0.
+        let depth = env.mem.peek_u32(frame + 8).unwrap_or(u32::MAX) as usize;
+        let teb = env.teb();
+        env.mem.poke_u32(teb, next);
+        return Ret::Unwind { depth, value: 0 };
+    }
     Ret::call(
         handler,
         vec![rec, frame, ctx, 0],
@@ -394,6 +405,46 @@ fn walk(env: &mut Env, rec: u32, ctx: u32, ptrs: u32, frame: u32) -> Ret {
             _ => walk(env, rec, ctx, ptrs, next),
         },
     )
+}
+
+/// Calls `func(args)` with an exception registration of the host's around
+/// it (as Windows' DispatchMessage guards timer callbacks): an exception
+/// no handler inside the call takes ends the call, `then` getting 0; a
+/// normal return takes the registration off and `then` gets EAX.
+pub fn guarded_call(
+    env: &mut Env,
+    func: u32,
+    args: Vec<u32>,
+    then: impl FnOnce(&mut Env, u32) -> Ret + 'static,
+) -> Ret {
+    let guard = match env
+        .thunks
+        .slot(&mut env.mem, crate::thunks::Thunk::HostGuard)
+    {
+        Ok(a) => a,
+        Err(e) => return Ret::Stop(e),
+    };
+    let teb = env.teb();
+    let old = env.mem.peek_u32(teb).unwrap_or(0xFFFF_FFFF);
+    let depth = env.threads.cur().frames.len() as u32;
+    let esp = env.cpu().regs[reg::ESP];
+    let reg_at = esp.wrapping_sub(12) & !3;
+    let mut b = Vec::with_capacity(12);
+    for v in [old, guard, depth] {
+        b.extend(v.to_le_bytes());
+    }
+    if env.mem.poke(reg_at, &b).is_none() {
+        return Ret::Stop(format!(
+            "stack overflow guarding guest function {func:#010x} (esp {esp:#010x})"
+        ));
+    }
+    env.cpu().regs[reg::ESP] = reg_at;
+    env.mem.poke_u32(teb, reg_at);
+    Ret::call(func, args, move |env, r| {
+        let teb = env.teb();
+        env.mem.poke_u32(teb, old);
+        then(env, r)
+    })
 }
 
 /// Resumes the thread from a CONTEXT in guest memory (NtContinue).

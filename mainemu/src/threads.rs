@@ -88,6 +88,9 @@ pub struct Thread {
     pub exit_code: u32,
     /// Fiber-local storage values (FlsAlloc indexes).
     pub fls: Vec<u32>,
+    /// User APCs queued for the thread (QueueUserAPC): function, argument;
+    /// they run at its next alertable wait.
+    pub apcs: std::collections::VecDeque<(u32, u32)>,
 }
 
 /// The thread table.
@@ -153,6 +156,7 @@ impl Threads {
             last_error: 0,
             exit_code: STILL_ACTIVE,
             fls: Vec::new(),
+            apcs: Default::default(),
         });
         id
     }

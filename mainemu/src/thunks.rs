@@ -29,6 +29,10 @@ pub enum Thunk {
     ThreadReturn,
     /// Where a guest call made by the host returns.
     CallbackReturn,
+    /// The handler of an exception registration the host pushes around a
+    /// guest call it guards (`seh::guarded_call`): the dispatch walk
+    /// recognizes it and ends the guarded call instead of calling it.
+    HostGuard,
 }
 
 /// The slots handed out so far.
@@ -45,6 +49,7 @@ fn same(a: &Thunk, b: &Thunk) -> bool {
         }
         (Thunk::ThreadReturn, Thunk::ThreadReturn) => true,
         (Thunk::CallbackReturn, Thunk::CallbackReturn) => true,
+        (Thunk::HostGuard, Thunk::HostGuard) => true,
         _ => false,
     }
 }

@@ -467,7 +467,7 @@ fn notepad_menu_closes() {
 /// The rows of Wine's user32/gdi32 table (`survey/wine-gui-tests.toml`)
 /// that take at most 1M dispatches, under l0 and l1: the exact summary
 /// counts (gdi32_brush 689 tests / 7 failures, gdi32_gdiobj 49 / 1,
-/// gdi32_pen 907 / 0, user32_class 1123 / 355, user32_listbox 1123 / 41,
+/// gdi32_pen 907 / 0, user32_class 1123 / 328, user32_listbox 1123 / 41,
 /// user32_text 885 / 1, user32_wsprintf 58 / 0)
 /// or the current ending (gdi32_dib: the binary's own sincos calls itself
 /// until the stack reaches its guard page; exit 0xC00000FD). 8 rows: all but bitmap, dialog, edit, msg

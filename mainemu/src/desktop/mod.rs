@@ -1,7 +1,8 @@
 //! The desktop: the screen's GDI state and the window manager (classes,
-//! windows with their tree and Z order, visible regions, update regions,
-//! the message queue, timers on the guest clock, scripted input, focus,
-//! capture, key state, menus), and the frame (the screen's pixels).
+//! windows with their tree, Z order and owning thread, visible regions,
+//! update regions, the threads' message queues (`queue`), timers on the
+//! guest clock, scripted input, focus, capture, key state, menus), and the
+//! frame (the screen's pixels).
 //!
 //! Windows draw straight into the screen through their visible regions,
 //! as in Windows 98; when a window appears, moves or goes away the area it
@@ -15,6 +16,7 @@
 pub mod input;
 pub mod metrics;
 pub mod nc;
+pub mod queue;
 
 use crate::gdi::bits::rgb;
 use crate::gdi::raster::{Canvas, Paint};
@@ -22,13 +24,17 @@ use crate::gdi::region::{Op, Rect, Region};
 use crate::gdi::Gdi;
 use crate::pe::resources::{Accel, MenuItem, ResId};
 use metrics::ws;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// Default screen size (`--screen WxH` changes it).
 pub const DEFAULT_SCREEN: (i32, i32) = (640, 480);
 
 /// The Windows 98 default desktop colour (COLOR_DESKTOP).
 pub const DESKTOP_COLOR: u32 = rgb(0, 128, 128);
+
+/// The first guest thread's id (the owner of host-made windows and of
+/// input for no window).
+pub const MAIN_THREAD: u32 = 0x104;
 
 /// First window handle given out.
 pub const HWND_BASE: u32 = 0x0001_0020;
@@ -147,6 +153,8 @@ pub struct Window {
     /// Scroll bar state (min, max, page, pos) of SB_HORZ, SB_VERT and
     /// SB_CTL; None: never set (the bar's default range).
     pub scroll: [Option<(i32, i32, u32, i32)>; 3],
+    /// The thread that created it (its messages go to that thread's queue).
+    pub thread: u32,
 }
 
 impl Window {
@@ -191,6 +199,7 @@ impl Window {
             subclass_level: 0,
             props: Vec::new(),
             scroll: [None; 3],
+            thread: MAIN_THREAD,
         }
     }
 
@@ -232,6 +241,8 @@ pub struct Timer {
     /// Clock at which WM_TIMER is next due.
     pub due: u64,
     pub proc_: u32,
+    /// The thread whose queue gets WM_TIMER (the window's, or SetTimer's caller for no window).
+    pub thread: u32,
 }
 
 /// A menu: its items (a popup item's submenu is another menu handle).
@@ -287,9 +298,8 @@ pub struct Desktop {
     /// Top-level windows, topmost first.
     pub top: Vec<u32>,
     next_hwnd: u32,
-    pub queue: VecDeque<Msg>,
-    /// PostQuitMessage's exit code, delivered when the queue is empty.
-    pub quit: Option<u32>,
+    /// The threads' message queues.
+    pub queues: queue::Queues,
     pub timers: Vec<Timer>,
     /// Scripted input, in time order, and how much was delivered.
     pub input: Vec<input::Event>,
@@ -345,10 +355,6 @@ pub struct Desktop {
     pub clipboard: Vec<(u32, u32)>,
     /// SetClipboardViewer's window (the chain's head).
     pub clipboard_viewer: u32,
-    /// GetQueueStatus: the QS_* bits it last reported (the "new" word is what came since).
-    pub queue_seen: u32,
-    /// When the blocked MsgWaitForMultipleObjects call began (guest clock).
-    pub msg_wait_start: Option<u64>,
     /// GetSystemMenu's menus, by window.
     pub system_menus: BTreeMap<u32, u32>,
 }
@@ -361,8 +367,7 @@ impl Desktop {
             windows: BTreeMap::new(),
             top: Vec::new(),
             next_hwnd: HWND_BASE,
-            queue: VecDeque::new(),
-            quit: None,
+            queues: Default::default(),
             timers: Vec::new(),
             input: Vec::new(),
             input_next: 0,
@@ -395,8 +400,6 @@ impl Desktop {
             clipboard_owner: 0,
             clipboard: Vec::new(),
             clipboard_viewer: 0,
-            queue_seen: 0,
-            msg_wait_start: None,
             system_menus: BTreeMap::new(),
         }
     }
@@ -488,7 +491,8 @@ impl Desktop {
         let h = self.next_hwnd;
         self.next_hwnd += 4;
         let parent = w.parent;
-        let child = w.is_child();
+        // A child of the desktop (parent 0) is among the top-level windows.
+        let child = w.is_child() && parent != 0;
         let mut w = w;
         w.hwnd = h;
         self.windows.insert(h, w);
@@ -512,7 +516,7 @@ impl Desktop {
             if !w.visible() {
                 return false;
             }
-            if !w.is_child() {
+            if !w.is_child() || w.parent == 0 {
                 return true;
             }
             cur = w.parent;
@@ -523,7 +527,7 @@ impl Desktop {
     /// The windows above `h` among its siblings (topmost first) and its ancestors' chain.
     fn siblings_above(&self, h: u32) -> Vec<u32> {
         let Some(w) = self.win(h) else { return vec![] };
-        let list = if w.is_child() {
+        let list = if w.is_child() && w.parent != 0 {
             self.win(w.parent)
                 .map(|p| p.children.clone())
                 .unwrap_or_default()
@@ -549,7 +553,7 @@ impl Desktop {
                 }
             }
             let Some(w) = self.win(cur) else { break };
-            if !w.is_child() {
+            if !w.is_child() || w.parent == 0 {
                 break;
             }
             cur = w.parent;
@@ -721,27 +725,55 @@ impl Desktop {
         let mut cur = h;
         for _ in 0..64 {
             match self.win(cur) {
-                Some(w) if w.is_child() => cur = w.parent,
+                Some(w) if w.is_child() && w.parent != 0 => cur = w.parent,
                 _ => break,
             }
         }
         cur
     }
 
-    /// The window whose WM_PAINT is due (a visible window with a non-empty
-    /// update region; top-level windows in Z order, parents before children).
-    pub fn paint_due(&self) -> Option<u32> {
-        fn walk(d: &Desktop, h: u32) -> Option<u32> {
+    /// The window of thread `tid` whose WM_PAINT is due (a visible window
+    /// with a non-empty update region; top-level windows in Z order,
+    /// parents before children).
+    pub fn paint_due(&self, tid: u32) -> Option<u32> {
+        fn walk(d: &Desktop, h: u32, tid: u32) -> Option<u32> {
             let w = d.win(h)?;
             if !w.visible() {
                 return None;
             }
-            if !w.update.is_empty() {
+            if !w.update.is_empty() && w.thread == tid {
                 return Some(h);
             }
-            w.children.iter().find_map(|&c| walk(d, c))
+            w.children.iter().find_map(|&c| walk(d, c, tid))
         }
-        self.top.iter().find_map(|&t| walk(self, t))
+        self.top.iter().find_map(|&t| walk(self, t, tid))
+    }
+
+    /// The thread owning window `h` (None: no such window).
+    pub fn thread_of(&self, h: u32) -> Option<u32> {
+        self.win(h).map(|w| w.thread)
+    }
+
+    /// The state bits (QS_TIMER, QS_PAINT) of thread `tid` at `clock`.
+    pub fn state_bits(&self, tid: u32, clock: u64) -> u32 {
+        let mut b = 0;
+        if self
+            .timers
+            .iter()
+            .any(|t| t.thread == tid && t.due <= clock)
+        {
+            b |= queue::qs::TIMER;
+        }
+        if self.paint_due(tid).is_some() {
+            b |= queue::qs::PAINT;
+        }
+        b
+    }
+
+    /// Everything thread `tid` has to receive at `clock` (QS_* bits: what is
+    /// queued, timers due, windows to paint).
+    pub fn queue_bits(&mut self, tid: u32, clock: u64) -> u32 {
+        self.state_bits(tid, clock) | self.queues.of(tid).wake_bits()
     }
 
     /// Milliseconds of guest time at `clock`.
@@ -760,9 +792,18 @@ impl Desktop {
             for m in input::expand(self, &ev) {
                 let mut m = m;
                 m.time = t;
-                self.queue.push_back(m);
+                let tid = self.input_thread(m.hwnd);
+                self.queues.post(tid, m);
             }
         }
+    }
+
+    /// The thread whose queue gets input for window `h`: its owner, or for
+    /// no window the active window's (else the first thread).
+    pub fn input_thread(&self, h: u32) -> u32 {
+        self.thread_of(h)
+            .or_else(|| self.thread_of(self.active))
+            .unwrap_or(MAIN_THREAD)
     }
 
     /// The next clock at which something can arrive without the program
@@ -798,7 +839,7 @@ impl Desktop {
             }
         }
         match parent {
-            Some((true, p)) => {
+            Some((true, p)) if p != 0 => {
                 if let Some(pw) = self.windows.get_mut(&p) {
                     pw.children.retain(|&c| c != h);
                 }
@@ -806,7 +847,7 @@ impl Desktop {
             _ => self.top.retain(|&t| t != h),
         }
         self.timers.retain(|t| !gone.contains(&t.hwnd));
-        self.queue.retain(|m| !gone.contains(&m.hwnd));
+        self.queues.forget_windows(&gone);
         for s in [&mut self.focus, &mut self.active, &mut self.capture] {
             if gone.contains(s) {
                 *s = 0;

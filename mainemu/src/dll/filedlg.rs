@@ -201,6 +201,7 @@ pub fn run(env: &mut Env, req: impl FnOnce(&mut Env) -> Request, done: Done) -> 
             )
         }
     }
+    let tid = env.thread_id();
     let d = &mut env.desktop;
     let hwnd = d.add_window(bare(
         dlg_class,
@@ -231,6 +232,12 @@ pub fn run(env: &mut Env, req: impl FnOnce(&mut Env) -> Request, done: Done) -> 
         edit_proc,
         EDIT_ID,
     ));
+    // The dialog's windows belong to the thread that asked for it.
+    for h in [hwnd, edit] {
+        if let Some(w) = d.win_mut(h) {
+            w.thread = tid;
+        }
+    }
     let n = initial.len();
     d.edits.insert(
         edit,

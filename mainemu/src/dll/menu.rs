@@ -187,6 +187,11 @@ fn open(env: &mut Env, owner: u32, menu: u32, x: i32, y: i32) -> Ret {
         proc_,
         0,
     ));
+    // The popup belongs to the thread tracking the menu.
+    let tid = env.thread_id();
+    if let Some(w) = env.desktop.win_mut(popup) {
+        w.thread = tid;
+    }
     env.desktop.menu_track = Some(MenuTrack {
         owner,
         popup,

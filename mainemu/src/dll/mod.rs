@@ -77,6 +77,7 @@ pub mod kernel32;
 pub mod listbox;
 pub mod menu;
 pub mod msgconv;
+pub mod msgqueue;
 pub mod msvcp140;
 pub mod msvcrt;
 pub mod ntdll;
@@ -126,6 +127,10 @@ pub enum Ret {
     ExitThread(u32),
     /// The run stops with this report.
     Stop(String),
+    /// An exception ended a guarded guest call (`seh::guarded_call`): the
+    /// thread's host frames above index `depth` are dropped and frame
+    /// `depth` (the guarded call) completes with `value`.
+    Unwind { depth: usize, value: u32 },
 }
 
 /// A call into guest code from an API body (a callback, an SEH handler, an
@@ -205,6 +210,7 @@ impl std::fmt::Debug for Ret {
             Ret::Block { deadline } => write!(f, "Block({deadline:?})"),
             Ret::ExitThread(c) => write!(f, "ExitThread({c})"),
             Ret::Stop(s) => write!(f, "Stop({s:?})"),
+            Ret::Unwind { depth, value } => write!(f, "Unwind({depth}, {value:#x})"),
         }
     }
 }

@@ -14,11 +14,12 @@
 //! Characters are Latin-1 both ways (kernel32's ANSI code page), so lengths
 //! do not change.
 //!
-//! It owns no state and must not deliver messages itself: the caller
-//! passes the delivery (SendMessage's path) in.
+//! Sends to another thread's window are not converted (`msgqueue` carries
+//! them across the wait). It owns no state and must not deliver messages
+//! itself: the caller passes the delivery (SendMessage's path) in.
 
 use super::gui_structs::{self as gs, read_str};
-use super::user32;
+use super::{msgqueue, user32};
 use super::{Env, Ret};
 use crate::desktop::wm;
 
@@ -33,7 +34,13 @@ pub fn by_send(env: &mut Env, (h, msg, wp, lp): (u32, u32, u32, u32), then: Then
 }
 
 /// SendMessage from an A (`wide` false) or W caller, the result returned.
+/// A send to another thread's window (and the re-made call of one that
+/// blocked) goes through `msgqueue` unconverted: its continuation cannot
+/// carry a conversion across the wait.
 pub fn send_message(env: &mut Env, m: (u32, u32, u32, u32), wide: bool) -> Ret {
+    if env.retrying || msgqueue::other_owner(env, m.0).is_some() {
+        return msgqueue::send_message(env, m, None, msgqueue::done_value, 0);
+    }
     send(env, m, wide, by_send, Box::new(|_, r| Ret::Value(r)))
 }
 

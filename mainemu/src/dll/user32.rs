@@ -18,6 +18,7 @@
 
 use super::crt::stdio::{fmt_a, fmt_w, store, Bound};
 use super::gui_structs::{self as gs, read_rect, read_str, units, write_pair, write_rect};
+use super::msgqueue;
 use super::{Env, Ret};
 use crate::desktop::input::{self, ht};
 use crate::desktop::metrics::{self, ws};
@@ -32,7 +33,7 @@ const RESOURCE_DATA_NOT_FOUND: u32 = 1812;
 /// wsprintf's output limit (characters, without the NUL).
 const WSPRINTF_MAX: u32 = 1024;
 
-fn desk(env: &mut Env) -> &mut Desktop {
+pub(crate) fn desk(env: &mut Env) -> &mut Desktop {
     &mut env.desktop
 }
 
@@ -150,86 +151,7 @@ pub(crate) fn read_msg(env: &Env, a: u32) -> Option<Msg> {
     })
 }
 
-fn matches_filter(m: &Msg, hwnd: u32, min: u32, max: u32) -> bool {
-    (hwnd == 0 || m.hwnd == hwnd || hwnd == u32::MAX && m.hwnd == 0)
-        && (min == 0 && max == 0 || (min..=max).contains(&m.message))
-}
-
-/// The next message for GetMessage/PeekMessage: posted and input
-/// messages, then the quit message, then WM_PAINT, then WM_TIMER.
-pub(crate) fn next_message(
-    env: &mut Env,
-    hwnd: u32,
-    min: u32,
-    max: u32,
-    remove: bool,
-) -> Option<Msg> {
-    let clock = env.clock;
-    let d = desk(env);
-    d.deliver_input(clock);
-    if let Some(i) = d
-        .queue
-        .iter()
-        .position(|m| matches_filter(m, hwnd, min, max))
-    {
-        let m = d.queue[i];
-        if remove {
-            d.queue.remove(i);
-            crate::desktop::input::key_state_on_removal(d, &m);
-        }
-        return Some(m);
-    }
-    let t = Desktop::ms(clock);
-    if let Some(code) = d.quit {
-        if remove {
-            d.quit = None;
-        }
-        return Some(Msg {
-            hwnd: 0,
-            message: wm::QUIT,
-            wparam: code,
-            lparam: 0,
-            time: t,
-            pt: d.cursor,
-        });
-    }
-    if min <= wm::PAINT && (max == 0 || wm::PAINT <= max) {
-        if let Some(h) = d.paint_due().filter(|&h| hwnd == 0 || h == hwnd) {
-            return Some(Msg {
-                hwnd: h,
-                message: wm::PAINT,
-                wparam: 0,
-                lparam: 0,
-                time: t,
-                pt: d.cursor,
-            });
-        }
-    }
-    if min <= wm::TIMER && (max == 0 || wm::TIMER <= max) {
-        let due = d
-            .timers
-            .iter()
-            .enumerate()
-            .filter(|(_, x)| x.due <= clock && (hwnd == 0 || x.hwnd == hwnd))
-            .min_by_key(|(_, x)| x.due)
-            .map(|(i, _)| i);
-        if let Some(i) = due {
-            let tm = d.timers[i].clone();
-            if remove {
-                d.timers[i].due = clock + tm.period;
-            }
-            return Some(Msg {
-                hwnd: tm.hwnd,
-                message: wm::TIMER,
-                wparam: tm.id,
-                lparam: tm.proc_,
-                time: t,
-                pt: d.cursor,
-            });
-        }
-    }
-    None
-}
+pub(crate) use super::msgqueue::{next_message, post};
 
 /// What a modal loop (a dialog's, the file dialog's, the menu's) takes
 /// next from the thread's queue.
@@ -250,34 +172,10 @@ pub(crate) fn modal_next(env: &mut Env) -> ModalNext {
     };
     desk(env).waiting_for_input = false;
     if m.message == wm::QUIT {
-        desk(env).quit = Some(m.wparam);
+        super::msgqueue::post_quit(env, m.wparam);
         return ModalNext::Quit;
     }
     ModalNext::Msg(m)
-}
-
-fn get_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32) -> Ret {
-    match next_message(env, hwnd, min, max, true) {
-        Some(m) => {
-            desk(env).waiting_for_input = false;
-            if !write_msg(env, out, &m) {
-                return Ret::Value(-1i32 as u32);
-            }
-            Ret::Value((m.message != wm::QUIT) as u32)
-        }
-        None => {
-            let deadline = desk(env).next_event();
-            desk(env).waiting_for_input = deadline.is_none();
-            Ret::Block { deadline }
-        }
-    }
-}
-
-fn peek_message(env: &mut Env, out: u32, hwnd: u32, min: u32, max: u32, flags: u32) -> bool {
-    match next_message(env, hwnd, min, max, flags & 1 != 0) {
-        Some(m) => write_msg(env, out, &m),
-        None => false,
-    }
 }
 
 fn register_class(env: &mut Env, a: u32, ex: bool, wide: bool) -> u32 {
@@ -616,7 +514,13 @@ pub(crate) fn create_window_then(
     };
     let cls = desk(env).classes[ci].clone();
     let child = style & ws::CHILD != 0;
-    if child && desk(env).win(parent).is_none() {
+    // A child of the desktop window is placed among the top-level windows.
+    let parent = if child && parent == DESKTOP_HWND {
+        0
+    } else {
+        parent
+    };
+    if child && parent != 0 && desk(env).win(parent).is_none() {
         env.last_error = 1406;
         return then(env, 0);
     }
@@ -641,6 +545,7 @@ pub(crate) fn create_window_then(
     } else {
         0
     };
+    let tid = env.thread_id();
     let d = desk(env);
     let n = d.top.len() as i32;
     let (sw, sh) = (d.gdi.screen.width, d.gdi.screen.height);
@@ -677,7 +582,7 @@ pub(crate) fn create_window_then(
             hmenu,
         )
     };
-    let hwnd = d.add_window(win);
+    let hwnd = d.add_window(Window { thread: tid, ..win });
     // CREATESTRUCT for WM_NCCREATE / WM_CREATE.
     let cs = scratch(env, 48);
     let mut b = Vec::new();
@@ -834,6 +739,9 @@ pub(crate) fn def_window_proc(
     lp: u32,
     wide: bool,
 ) -> Ret {
+    if (0xE0..=0xEA).contains(&msg) && is_scroll_bar(env, h) {
+        return Ret::Value(scroll_bar_message(env, h, msg, wp, lp));
+    }
     match msg {
         wm::NCCREATE => Ret::Value(1),
         wm::PAINT => {
@@ -1159,11 +1067,14 @@ pub(crate) fn translate(env: &mut Env, m: &Msg) -> bool {
         } else {
             wm::CHAR
         };
-        d.queue.push_front(Msg {
-            message,
-            wparam: c as u32,
-            ..m
-        });
+        super::msgqueue::push_front(
+            env,
+            Msg {
+                message,
+                wparam: c as u32,
+                ..m
+            },
+        );
     }
     true
 }
@@ -1182,30 +1093,62 @@ pub(crate) fn dispatch_msg(
     then: impl FnOnce(&mut Env, u32) -> Ret + 'static,
 ) -> Ret {
     if m.message == wm::TIMER && m.lparam != 0 {
-        return Ret::call(m.lparam, vec![m.hwnd, m.message, m.wparam, m.time], then);
+        // A timer callback runs under an exception guard (an exception
+        // nothing inside takes ends it), as Windows' DispatchMessage does.
+        return crate::seh::guarded_call(
+            env,
+            m.lparam,
+            vec![m.hwnd, m.message, m.wparam, m.time],
+            then,
+        );
     }
     send(env, m.hwnd, m.message, m.wparam, m.lparam, then)
 }
 
+/// Timers a process may have: timers are user objects, and Windows gives a
+/// process 10,000 of those (ERROR_NO_MORE_USER_HANDLES past them).
+const MAX_TIMERS: usize = 10_000;
+
 fn set_timer(env: &mut Env, hwnd: u32, id: u32, ms: u32, proc_: u32) -> u32 {
     let clock = env.clock;
+    let me = env.thread_id();
     let d = desk(env);
     if hwnd != 0 && d.win(hwnd).is_none() {
         return 0;
     }
-    let id = if hwnd == 0 {
-        0x7FF0 + d.timers.len() as u32
+    // A thread timer (no window) keeps its id when the caller names one of
+    // its own; otherwise it gets the next id from 0x7FF0 on.
+    let replaces =
+        |t: &Timer, id: u32| t.hwnd == hwnd && t.id == id && (hwnd != 0 || t.thread == me);
+    let id = if hwnd == 0 && !(id != 0 && d.timers.iter().any(|t| replaces(t, id))) {
+        d.timers
+            .iter()
+            .filter(|t| t.hwnd == 0)
+            .map(|t| t.id + 1)
+            .max()
+            .unwrap_or(0)
+            .max(0x7FF0)
     } else {
         id
     };
+    if !d.timers.iter().any(|t| replaces(t, id)) && d.timers.len() >= MAX_TIMERS {
+        env.last_error = 1158; // ERROR_NO_MORE_USER_HANDLES
+        return 0;
+    }
     let period = ms.clamp(10, 0x7FFF_FFFF) as u64 * (crate::dll::DISPATCHES_PER_SECOND / 1000);
-    d.timers.retain(|t| !(t.hwnd == hwnd && t.id == id));
+    d.timers.retain(|t| !replaces(t, id));
+    let thread = if hwnd == 0 {
+        me
+    } else {
+        d.thread_of(hwnd).unwrap_or(me)
+    };
     d.timers.push(Timer {
         hwnd,
         id,
         period,
         due: clock + period,
         proc_,
+        thread,
     });
     if hwnd == 0 {
         id
@@ -1479,7 +1422,7 @@ fn unregister_class(env: &mut Env, name: u32, inst: u32, wide: bool) -> bool {
         return false;
     };
     let _ = inst;
-    if d.windows.values().any(|w| w.class == i) {
+    if d.windows.values().any(|w| !w.destroyed && w.class == i) {
         env.last_error = 1412; // ERROR_CLASS_HAS_WINDOWS
         return false;
     }
@@ -1554,6 +1497,79 @@ fn scroll_info(env: &mut Env, h: u32, bar: i32, si: u32, set: bool) -> u32 {
         env.mem.poke_u32(si + 24, pos as u32);
     }
     1
+}
+
+/// Whether `h` is a scroll bar control (the ScrollBar class, whose
+/// procedure is DefWindowProc with the SBM_* messages).
+fn is_scroll_bar(env: &mut Env, h: u32) -> bool {
+    let d = desk(env);
+    d.win(h)
+        .and_then(|w| d.classes.get(w.class))
+        .is_some_and(|c| c.name == units("SCROLLBAR"))
+}
+
+/// The scroll bar control's SBM_* messages over its SB_CTL state:
+/// SBM_SETPOS 0xE0 (old position), SBM_GETPOS 0xE1, SBM_SETRANGE 0xE2 and
+/// SBM_SETRANGEREDRAW 0xE6 (the old position), SBM_GETRANGE 0xE3 (into
+/// `*wp`, `*lp`), SBM_SETSCROLLINFO 0xE9 (the new position) and
+/// SBM_GETSCROLLINFO 0xEA through a SCROLLINFO at `lp`.
+fn scroll_bar_message(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> u32 {
+    let Some((min, max, page, pos)) = scroll(env, h, 2) else {
+        return 0;
+    };
+    match msg {
+        0xE0 => {
+            set_scroll(env, h, 2, (min, max, page, wp as i32));
+            pos as u32
+        }
+        0xE1 => pos as u32,
+        0xE2 | 0xE6 => {
+            set_scroll(env, h, 2, (wp as i32, lp as i32, page, pos));
+            pos as u32
+        }
+        0xE3 => {
+            if wp != 0 {
+                env.mem.poke_u32(wp, min as u32);
+            }
+            if lp != 0 {
+                env.mem.poke_u32(lp, max as u32);
+            }
+            0
+        }
+        0xE9 => scroll_info(env, h, 2, lp, true),
+        0xEA => scroll_info(env, h, 2, lp, false),
+        _ => 0,
+    }
+}
+
+/// The SB_CTL forms of the scroll calls: the SBM_* message goes to the
+/// control (`si`: a SCROLLINFO built in scratch memory for the Set forms
+/// that take none), then `then` with its answer.
+fn scroll_ctl(
+    env: &mut Env,
+    h: u32,
+    msg: u32,
+    wp: u32,
+    lp: u32,
+    then: fn(&mut Env, u32, u32) -> Ret,
+    arg: u32,
+) -> Ret {
+    if desk(env).win(h).is_none() {
+        env.last_error = 1400;
+        return then(env, 0, arg);
+    }
+    send(env, h, msg, wp, lp, move |env, r| then(env, r, arg))
+}
+
+/// A SCROLLINFO in scratch memory: mask, min, max, page, pos.
+fn scratch_scrollinfo(env: &mut Env, mask: u32, min: i32, max: i32, pos: i32) -> u32 {
+    let a = scratch(env, 28);
+    let mut b = Vec::new();
+    for v in [28, mask, min as u32, max as u32, 0, pos as u32, 0] {
+        b.extend(v.to_le_bytes());
+    }
+    env.mem.poke(a, &b);
+    a
 }
 
 /// EnumDisplaySettings: one mode, the screen (32 bits per pixel, 60 Hz),
@@ -2053,7 +2069,11 @@ crate::dll! { "user32.dll";
     stdcall fn CreateWindowExA(env, ex: u32, class: u32, title: u32, style: u32, x: i32, y: i32, w: i32, h: i32, parent: u32, menu: u32, inst: u32, param: u32) -> Ret {
         create_window(env, ex, class, title, style, x, y, w, h, parent, menu, inst, param, false)
     }
-    stdcall fn DestroyWindow(env, h: u32) -> Ret { destroy_window(env, h) }
+    // Only the thread that made a window may destroy it (ERROR_ACCESS_DENIED).
+    stdcall fn DestroyWindow(env, h: u32) -> Ret {
+        if desk(env).thread_of(h).is_some_and(|t| t != env.thread_id()) { return Ret::Value(env.fail(5, 0)); }
+        destroy_window(env, h)
+    }
     // Made again after a wait: only the menu loop (WM_NCLBUTTONDOWN on the menu bar) waits here.
     stdcall fn DefWindowProcW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret {
         if env.retrying && env.desktop.menu_track.is_some() { return super::menu::resume(env); }
@@ -2070,45 +2090,35 @@ crate::dll! { "user32.dll";
         show_window(env, h, cmd, Box::new(move |_| Ret::Value(was as u32)))
     }
     stdcall fn UpdateWindow(env, h: u32) -> Ret { update_window(env, h) }
-    stdcall fn GetMessageW(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { get_message(env, msg, h, min, max) }
-    stdcall fn GetMessageA(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { get_message(env, msg, h, min, max) }
-    stdcall fn PeekMessageW(env, msg: u32, h: u32, min: u32, max: u32, flags: u32) -> bool { peek_message(env, msg, h, min, max, flags) }
-    stdcall fn PeekMessageA(env, msg: u32, h: u32, min: u32, max: u32, flags: u32) -> bool { peek_message(env, msg, h, min, max, flags) }
-    stdcall fn WaitMessage(env) -> Ret {
-        let clock = env.clock;
-        desk(env).deliver_input(clock);
-        let d = desk(env);
-        if !d.queue.is_empty() || d.quit.is_some() || d.paint_due().is_some() || d.timers.iter().any(|t| t.due <= clock) {
-            Ret::Value(1)
-        } else {
-            Ret::Block { deadline: d.next_event() }
-        }
-    }
+    stdcall fn GetMessageW(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { msgqueue::get_message(env, msg, h, min, max) }
+    stdcall fn GetMessageA(env, msg: u32, h: u32, min: u32, max: u32) -> Ret { msgqueue::get_message(env, msg, h, min, max) }
+    stdcall fn PeekMessageW(env, msg: u32, h: u32, min: u32, max: u32, flags: u32) -> Ret { msgqueue::peek_message(env, msg, h, min, max, flags) }
+    stdcall fn PeekMessageA(env, msg: u32, h: u32, min: u32, max: u32, flags: u32) -> Ret { msgqueue::peek_message(env, msg, h, min, max, flags) }
+    stdcall fn WaitMessage(env) -> Ret { msgqueue::wait_message(env) }
     stdcall fn TranslateMessage(env, msg: u32) -> bool { translate_message(env, msg) }
     stdcall fn DispatchMessageW(env, msg: u32) -> Ret { dispatch(env, msg) }
     stdcall fn DispatchMessageA(env, msg: u32) -> Ret { dispatch(env, msg) }
     stdcall fn PostMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, h, msg, wp, lp) }
     stdcall fn PostMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, h, msg, wp, lp) }
-    stdcall fn PostThreadMessageW(env, tid: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, 0, msg, wp, lp) }
-    stdcall fn PostThreadMessageA(env, tid: u32, msg: u32, wp: u32, lp: u32) -> bool { post(env, 0, msg, wp, lp) }
-    stdcall fn PostQuitMessage(env, code: u32) { desk(env).quit = Some(code); }
-    // One thread's queue, so a sent message is never from another thread.
-    stdcall fn InSendMessage(env) -> bool { false }
-    stdcall fn InSendMessageEx(env, _r: u32) -> u32 { 0 }
-    stdcall fn ReplyMessage(env, _r: u32) -> bool { false }
-    // The target is always this thread's window: the procedure runs now,
-    // so the timeout never passes; the result goes to `*result`.
+    stdcall fn PostThreadMessageW(env, tid: u32, msg: u32, wp: u32, lp: u32) -> bool { msgqueue::post_thread(env, tid, msg, wp, lp) }
+    stdcall fn PostThreadMessageA(env, tid: u32, msg: u32, wp: u32, lp: u32) -> bool { msgqueue::post_thread(env, tid, msg, wp, lp) }
+    stdcall fn PostQuitMessage(env, code: u32) { msgqueue::post_quit(env, code) }
+    stdcall fn InSendMessage(env) -> bool { msgqueue::in_send_ex(env) != 0 }
+    stdcall fn InSendMessageEx(env, _r: u32) -> u32 { msgqueue::in_send_ex(env) }
+    stdcall fn ReplyMessage(env, r: u32) -> bool { msgqueue::reply_message(env, r) }
     stdcall fn SendMessageTimeoutA(env, h: u32, msg: u32, wp: u32, lp: u32, flags: u32, timeout: u32, result: u32) -> Ret {
-        send(env, h, msg, wp, lp, move |env, r| { if result != 0 { env.mem.poke_u32(result, r); } Ret::Value(1) })
+        msgqueue::send_message(env, (h, msg, wp, lp), Some(timeout), msgqueue::done_timeout, result)
     }
-    stdcall fn SendNotifyMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, _| Ret::Value(1)) }
-    stdcall fn SendNotifyMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { send(env, h, msg, wp, lp, |_, _| Ret::Value(1)) }
-    // Same thread: the procedure runs, then the callback gets (hwnd, msg, data, result).
-    stdcall fn SendMessageCallbackA(env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret { send_callback(env, h, msg, wp, lp, cb, data) }
-    stdcall fn SendMessageCallbackW(env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret { send_callback(env, h, msg, wp, lp, cb, data) }
-    stdcall fn GetQueueStatus(env, flags: u32) -> u32 { queue_status(env, flags) }
-    stdcall fn MsgWaitForMultipleObjects(env, n: u32, handles: u32, all: u32, timeout: u32, mask: u32) -> Ret { msg_wait(env, n, handles, all != 0, timeout) }
-    stdcall fn MsgWaitForMultipleObjectsEx(env, n: u32, handles: u32, timeout: u32, mask: u32, flags: u32) -> Ret { msg_wait(env, n, handles, flags & 1 != 0, timeout) }
+    stdcall fn SendMessageTimeoutW(env, h: u32, msg: u32, wp: u32, lp: u32, flags: u32, timeout: u32, result: u32) -> Ret {
+        msgqueue::send_message(env, (h, msg, wp, lp), Some(timeout), msgqueue::done_timeout, result)
+    }
+    stdcall fn SendNotifyMessageA(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { msgqueue::send_notify(env, (h, msg, wp, lp), None) }
+    stdcall fn SendNotifyMessageW(env, h: u32, msg: u32, wp: u32, lp: u32) -> Ret { msgqueue::send_notify(env, (h, msg, wp, lp), None) }
+    stdcall fn SendMessageCallbackA(env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret { msgqueue::send_notify(env, (h, msg, wp, lp), Some((cb, data))) }
+    stdcall fn SendMessageCallbackW(env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret { msgqueue::send_notify(env, (h, msg, wp, lp), Some((cb, data))) }
+    stdcall fn GetQueueStatus(env, flags: u32) -> u32 { msgqueue::queue_status(env, flags) }
+    stdcall fn MsgWaitForMultipleObjects(env, n: u32, handles: u32, all: u32, timeout: u32, mask: u32) -> Ret { msgqueue::msg_wait(env, n, handles, all != 0, timeout, mask, 0) }
+    stdcall fn MsgWaitForMultipleObjectsEx(env, n: u32, handles: u32, timeout: u32, mask: u32, flags: u32) -> Ret { msgqueue::msg_wait(env, n, handles, flags & 1 != 0, timeout, mask, flags) }
     // One keyboard layout (US English); every thread already shares one input queue.
     stdcall fn GetKeyboardLayout(env, _tid: u32) -> u32 { HKL_US }
     stdcall fn ActivateKeyboardLayout(env, _hkl: u32, _flags: u32) -> u32 { HKL_US }
@@ -2125,7 +2135,16 @@ crate::dll! { "user32.dll";
     // Hot keys never fire (no key reaches the system); registering succeeds.
     stdcall fn RegisterHotKey(env, _h: u32, _id: u32, _mods: u32, _vk: u32) -> bool { true }
     stdcall fn UnregisterHotKey(env, _h: u32, _id: u32) -> bool { true }
-    stdcall fn WaitForInputIdle(env, _process: u32, _ms: u32) -> u32 { 0 }
+    // A child process runs inside CreateProcess: one still there waits for
+    // input (idle, 0); one that ended answers WAIT_FAILED.
+    stdcall fn WaitForInputIdle(env, process: u32, _ms: u32) -> u32 {
+        match env.handles.get(process) {
+            Some(crate::handles::Object::Process(c)) if *c == crate::threads::STILL_ACTIVE => 0,
+            Some(crate::handles::Object::Process(_)) => u32::MAX,
+            _ if process == crate::handles::CURRENT_PROCESS => 0,
+            _ => { env.last_error = 6; u32::MAX }
+        }
+    }
     // DeferWindowPos moves at once (the positions are the same at the end).
     stdcall fn BeginDeferWindowPos(env, _n: i32) -> u32 { HDWP }
     stdcall fn DeferWindowPos(env, hdwp: u32, h: u32, after: u32, x: i32, y: i32, cx: i32, cy: i32, flags: u32) -> Ret {
@@ -2271,6 +2290,21 @@ crate::dll! { "user32.dll";
         let Some(c) = desk(env).client_rect(h) else { env.last_error = 1400; return false };
         write_rect(&mut env.mem, r, Rect::new(0, 0, c.width(), c.height()))
     }
+    // COMBOBOXINFO (52 bytes): rcItem, rcButton (the drop button, 16
+    // wide, inside the 2-pixel edge), stateButton 0, the combo as
+    // hwndCombo and hwndItem; no list window exists (hwndList 0).
+    stdcall fn GetComboBoxInfo(env, h: u32, info: u32) -> bool {
+        let is_combo = { let d = desk(env); d.win(h).and_then(|w| d.classes.get(w.class)).is_some_and(|c| c.name == units("COMBOBOX")) };
+        if !is_combo { return env.fail(1400, false); }
+        if env.mem.peek_u32(info) != Some(52) { return env.fail(87, false); }
+        let c = desk(env).client_rect(h).unwrap_or_default();
+        let (w, hh) = (c.width(), c.height());
+        let button = Rect::new((w - 2 - 16).max(0), 2, (w - 2).max(0), (hh - 2).max(0));
+        let item = Rect::new(3, 3, (button.left - 1).max(3), (hh - 3).max(3));
+        let ok = gs::write_rect(&mut env.mem, info + 4, item) && gs::write_rect(&mut env.mem, info + 20, button);
+        for (o, v) in [(36, 0), (40, h), (44, h), (48, 0)] { env.mem.poke_u32(info + o, v); }
+        ok
+    }
     stdcall fn GetWindowRect(env, h: u32, r: u32) -> bool {
         let rect = if h == DESKTOP_HWND { Some(desk(env).screen_rect()) } else { desk(env).win(h).map(|w| w.rect) };
         match rect { Some(x) => write_rect(&mut env.mem, r, x), None => { env.last_error = 1400; false } }
@@ -2395,25 +2429,45 @@ crate::dll! { "user32.dll";
     stdcall fn SetWindowLongW(env, h: u32, i: i32, v: u32) -> u32 { set_window_long(env, h, i, v) }
     stdcall fn SetWindowLongA(env, h: u32, i: i32, v: u32) -> u32 { set_window_long(env, h, i, v) }
     stdcall fn UnregisterClassA(env, name: u32, inst: u32) -> bool { unregister_class(env, name, inst, false) }
-    stdcall fn GetScrollPos(env, h: u32, bar: i32) -> i32 { scroll(env, h, bar).map_or(0, |s| s.3) }
-    stdcall fn SetScrollPos(env, h: u32, bar: i32, pos: i32, redraw: bool) -> i32 {
-        let Some((min, max, page, old)) = scroll(env, h, bar) else { return 0 };
-        set_scroll(env, h, bar, (min, max, page, pos));
-        old
+    stdcall fn GetScrollPos(env, h: u32, bar: i32) -> Ret {
+        if bar == 2 { return scroll_ctl(env, h, 0xE1, 0, 0, |_, r, _| Ret::Value(r), 0); }
+        Ret::Value(scroll(env, h, bar).map_or(0, |s| s.3) as u32)
     }
-    stdcall fn GetScrollRange(env, h: u32, bar: i32, min: u32, max: u32) -> bool {
+    stdcall fn SetScrollPos(env, h: u32, bar: i32, pos: i32, redraw: bool) -> Ret {
+        let Some((min, max, page, old)) = scroll(env, h, bar) else { env.last_error = 1400; return Ret::Value(0) };
+        if bar == 2 {
+            // The control gets SBM_SETSCROLLINFO (SIF_POS); the answer is the old position.
+            let si = scratch_scrollinfo(env, 4, 0, 0, pos);
+            return scroll_ctl(env, h, 0xE9, redraw as u32, si, |env, _, old| { scratch_release(env, 28); Ret::Value(old) }, old as u32);
+        }
+        set_scroll(env, h, bar, (min, max, page, pos));
+        Ret::Value(old as u32)
+    }
+    stdcall fn GetScrollRange(env, h: u32, bar: i32, min: u32, max: u32) -> Ret {
+        if bar == 2 { return scroll_ctl(env, h, 0xE3, min, max, |_, _, _| Ret::Value(1), 0); }
         let s = scroll(env, h, bar).unwrap_or_default();
         env.mem.poke_u32(min, s.0 as u32);
         env.mem.poke_u32(max, s.1 as u32);
-        true
+        Ret::Value(1)
     }
-    stdcall fn SetScrollRange(env, h: u32, bar: i32, min: i32, max: i32, redraw: bool) -> bool {
-        let Some((_, _, page, pos)) = scroll(env, h, bar) else { return false };
+    stdcall fn SetScrollRange(env, h: u32, bar: i32, min: i32, max: i32, redraw: bool) -> Ret {
+        let Some((_, _, page, pos)) = scroll(env, h, bar) else { env.last_error = 1400; return Ret::Value(0) };
+        if bar == 2 {
+            // The control gets SBM_SETSCROLLINFO (SIF_RANGE).
+            let si = scratch_scrollinfo(env, 1, min, max, 0);
+            return scroll_ctl(env, h, 0xE9, redraw as u32, si, |env, _, _| { scratch_release(env, 28); Ret::Value(1) }, 0);
+        }
         set_scroll(env, h, bar, (min, max, page, pos));
-        true
+        Ret::Value(1)
     }
-    stdcall fn GetScrollInfo(env, h: u32, bar: i32, si: u32) -> bool { scroll_info(env, h, bar, si, false) != 0 }
-    stdcall fn SetScrollInfo(env, h: u32, bar: i32, si: u32, redraw: bool) -> i32 { scroll_info(env, h, bar, si, true) as i32 }
+    stdcall fn GetScrollInfo(env, h: u32, bar: i32, si: u32) -> Ret {
+        if bar == 2 { return scroll_ctl(env, h, 0xEA, 0, si, |_, r, _| Ret::Value((r != 0) as u32), 0); }
+        Ret::Value((scroll_info(env, h, bar, si, false) != 0) as u32)
+    }
+    stdcall fn SetScrollInfo(env, h: u32, bar: i32, si: u32, redraw: bool) -> Ret {
+        if bar == 2 { return scroll_ctl(env, h, 0xE9, redraw as u32, si, |_, r, _| Ret::Value(r), 0); }
+        Ret::Value(scroll_info(env, h, bar, si, true))
+    }
     // Scroll bars are not drawn: showing and enabling them changes nothing visible.
     stdcall fn ShowScrollBar(env, h: u32, bar: i32, show: bool) -> bool { desk(env).win(h).is_some() }
     stdcall fn EnableScrollBar(env, h: u32, bar: u32, arrows: u32) -> bool { desk(env).win(h).is_some() }
@@ -2749,92 +2803,6 @@ fn then_value(r: Ret, v: u32) -> Ret {
     }
 }
 
-fn send_callback(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, cb: u32, data: u32) -> Ret {
-    send(env, h, msg, wp, lp, move |_, r| {
-        if cb == 0 {
-            return Ret::Value(1);
-        }
-        Ret::call(cb, vec![h, msg, data, r], |_, _| Ret::Value(1))
-    })
-}
-
-/// GetQueueStatus: what the queue holds (QS_* bits) in the low word, what
-/// arrived since the last call in the high word, both masked by `flags`.
-fn queue_status(env: &mut Env, flags: u32) -> u32 {
-    let clock = env.clock;
-    let d = desk(env);
-    d.deliver_input(clock);
-    let mut now = 0;
-    for m in &d.queue {
-        now |= match m.message {
-            0x100..=0x109 => 1, // QS_KEY
-            0x200 => 2,         // QS_MOUSEMOVE
-            0x201..=0x20E => 4, // QS_MOUSEBUTTON
-            wm::TIMER => 0x10,  // QS_TIMER
-            _ => 8,             // QS_POSTMESSAGE
-        };
-    }
-    if d.timers.iter().any(|t| t.due <= clock) {
-        now |= 0x10;
-    }
-    if d.paint_due().is_some() {
-        now |= 0x20;
-    }
-    let new = now & !d.queue_seen;
-    d.queue_seen = now;
-    ((new & flags) << 16) | (now & flags)
-}
-
-/// MsgWaitForMultipleObjects(Ex): an object signaled (kernel32's wait
-/// with no timeout), else input in the queue (`n`), else WAIT_TIMEOUT
-/// once `timeout` ms of guest time passed since the call began.
-fn msg_wait(env: &mut Env, n: u32, handles: u32, all: bool, timeout: u32) -> Ret {
-    const WAIT_TIMEOUT: u32 = 0x102;
-    if n > 0 {
-        let r = crate::dll::kernel32::DLL.call(
-            "WaitForMultipleObjects",
-            env,
-            &[n, handles, all as u32, 0],
-        );
-        if let Ret::Value(v) = r {
-            if v != WAIT_TIMEOUT {
-                desk(env).msg_wait_start = None;
-                return Ret::Value(v);
-            }
-        }
-    }
-    let clock = env.clock;
-    let retrying = env.retrying;
-    let d = desk(env);
-    d.deliver_input(clock);
-    if !d.queue.is_empty()
-        || d.quit.is_some()
-        || d.paint_due().is_some()
-        || d.timers.iter().any(|t| t.due <= clock)
-    {
-        d.msg_wait_start = None;
-        return Ret::Value(n);
-    }
-    if timeout == 0 {
-        return Ret::Value(WAIT_TIMEOUT);
-    }
-    let start = match d.msg_wait_start {
-        Some(s) if retrying => s,
-        _ => clock,
-    };
-    d.msg_wait_start = Some(start);
-    let end = (timeout != u32::MAX)
-        .then(|| start + timeout as u64 * (crate::dll::DISPATCHES_PER_SECOND / 1000));
-    if end.is_some_and(|e| clock >= e) {
-        d.msg_wait_start = None;
-        return Ret::Value(WAIT_TIMEOUT);
-    }
-    // Objects are polled every guest millisecond (another thread may signal them).
-    let poll = (n > 0).then(|| clock + crate::dll::DISPATCHES_PER_SECOND / 1000);
-    let deadline = [d.next_event(), end, poll].into_iter().flatten().min();
-    Ret::Block { deadline }
-}
-
 /// SetParent: the window moves under `parent` (0: the desktop) keeping its
 /// screen position; answers the old parent.
 fn set_parent(env: &mut Env, h: u32, parent: u32) -> u32 {
@@ -2843,9 +2811,22 @@ fn set_parent(env: &mut Env, h: u32, parent: u32) -> u32 {
         env.last_error = 1400;
         return 0;
     };
+    let parent = if parent == DESKTOP_HWND { 0 } else { parent };
     if parent != 0 && d.win(parent).is_none() {
         env.last_error = 1400;
         return 0;
+    }
+    // A window cannot go under itself or one of its descendants.
+    let mut up = parent;
+    for _ in 0..64 {
+        if up == 0 {
+            break;
+        }
+        if up == h {
+            env.last_error = 87; // ERROR_INVALID_PARAMETER
+            return 0;
+        }
+        up = d.win(up).map_or(0, |w| w.parent);
     }
     if let Some(p) = d.win_mut(old) {
         p.children.retain(|&c| c != h);
@@ -2990,25 +2971,6 @@ fn send_input(env: &mut Env, n: u32, inputs: u32, size: u32) -> u32 {
         }
     }
     n
-}
-
-pub(crate) fn post(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32) -> bool {
-    if h != 0 && desk(env).win(h).is_none() {
-        env.last_error = 1400;
-        return false;
-    }
-    let t = Desktop::ms(env.clock);
-    let d = desk(env);
-    let pt = d.cursor;
-    d.queue.push_back(Msg {
-        hwnd: h,
-        message: msg,
-        wparam: wp,
-        lparam: lp,
-        time: t,
-        pt,
-    });
-    true
 }
 
 #[cfg(test)]

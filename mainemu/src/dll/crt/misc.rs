@@ -799,6 +799,21 @@ crate::dll! { "(crt stdlib)";
     cdecl fn atexit(env, f: u32) -> i32 { env.crt.atexit.push(f); 0 }
     cdecl fn _onexit(env, f: u32) -> u32 { env.crt.atexit.push(f); f }
     cdecl fn abort(env) -> Ret { raise(env, SIGABRT) }
+    // A failed assert(): the message on stderr, then abort.
+    cdecl fn _assert(env, expr: u32, file: u32, line: u32) -> Ret {
+        let e = env.read_a(expr).unwrap_or_default();
+        let f = env.read_a(file).unwrap_or_default();
+        super::stdio::flush_all(env);
+        env.write_console(2, format!("Assertion failed: {e}, file {f}, line {line}\n").as_bytes());
+        raise(env, SIGABRT)
+    }
+    cdecl fn _wassert(env, expr: u32, file: u32, line: u32) -> Ret {
+        let e = env.read_w(expr).unwrap_or_default();
+        let f = env.read_w(file).unwrap_or_default();
+        super::stdio::flush_all(env);
+        env.write_console(2, format!("Assertion failed: {e}, file {f}, line {line}\n").as_bytes());
+        raise(env, SIGABRT)
+    }
     cdecl fn raise(env, sig: u32) -> Ret { raise(env, sig) }
     cdecl fn signal(env, sig: u32, h: u32) -> u32 {
         if !matches!(sig, 2 | 4 | 8 | 11 | 15 | 21 | 22 | 6) { fd::set_errno(env, errno::EINVAL); return 0xFFFF_FFFF; }

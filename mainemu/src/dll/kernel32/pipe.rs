@@ -451,7 +451,9 @@ fn split_args(cmd: &str) -> Vec<String> {
 /// [`CHILD_BUDGET`] dispatches, `stdin` as its console input. Its console
 /// output goes to `outs` (standard output, standard error: a pipe end, a
 /// file, the parent's console). Returns its exit code; a child that does
-/// not exit or cannot load stops the run.
+/// not exit or cannot load stops the run, except one that ends idle (every
+/// thread waiting for input that cannot come): STILL_ACTIVE, a process that
+/// stays blocked until TerminateProcess.
 pub fn run_program(
     env: &mut Env,
     host: &std::path::Path,
@@ -496,6 +498,9 @@ pub fn run_program(
     DEPTH.with(|d| d.set(d.get() - 1));
     let code = match s.ending {
         crate::run::Ending::Exit { code } => code,
+        // Every thread waits for input nothing can send it (the parent
+        // cannot reach its queues or objects): it stays blocked.
+        crate::run::Ending::Idle => crate::threads::STILL_ACTIVE,
         e => {
             return Err(Ret::Stop(format!(
                 "child process {full} (command line {cmdline:?}) did not exit: {e:?} after {} dispatches",

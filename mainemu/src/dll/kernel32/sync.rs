@@ -48,7 +48,7 @@ fn signaled(env: &Env, h: u32) -> Result<bool, u32> {
             Ok(super::console_buffer::input_signaled(env))
         }
         Some(Object::File(_)) | Some(Object::Console(_)) | Some(Object::Null) => Ok(true),
-        Some(Object::Process(_)) => Ok(true),
+        Some(Object::Process(code)) => Ok(*code != crate::threads::STILL_ACTIVE),
         Some(_) => Err(err::INVALID_HANDLE),
         None if h == CURRENT_PROCESS => Ok(false),
         None if h == CURRENT_THREAD => Ok(false),
@@ -264,6 +264,21 @@ fn set_event(env: &mut Env, h: u32, to: bool) -> bool {
         }
         _ => env.fail(err::INVALID_HANDLE, false),
     }
+}
+
+/// WAIT_IO_COMPLETION: an alertable wait ended by user APCs.
+pub const WAIT_IO_COMPLETION: u32 = 0xC0;
+
+/// An alertable wait with user APCs queued for the caller: they run, oldest
+/// first (each `func(data)`), and the wait answers WAIT_IO_COMPLETION.
+/// `None` when none is queued. (An APC queued while the thread waits wakes
+/// it: QueueUserAPC bumps the epoch, and the re-made call runs it.)
+pub fn run_apcs(env: &mut Env) -> Option<Ret> {
+    let (func, data) = env.threads.cur_mut().apcs.pop_front()?;
+    env.threads.cur_mut().wait_deadline = None;
+    Some(Ret::call(func, vec![data], |env, _| {
+        run_apcs(env).unwrap_or(Ret::Value(WAIT_IO_COMPLETION))
+    }))
 }
 
 /// The thread id a thread handle (or the pseudo handle) names.
@@ -494,11 +509,22 @@ crate::dll! { "(kernel32 sync)";
         }
     }
     stdcall fn WaitForSingleObject(env, h: u32, ms: u32) -> Ret { wait(env, &[h], false, ms) }
-    stdcall fn WaitForSingleObjectEx(env, h: u32, ms: u32, alertable: bool) -> Ret { wait(env, &[h], false, ms) }
+    stdcall fn WaitForSingleObjectEx(env, h: u32, ms: u32, alertable: bool) -> Ret {
+        if alertable { if let Some(r) = run_apcs(env) { return r; } }
+        wait(env, &[h], false, ms)
+    }
+    stdcall fn QueueUserAPC(env, func: u32, h: u32, data: u32) -> bool {
+        let Some(tid) = thread_of(env, h) else { return env.fail(err::INVALID_HANDLE, false) };
+        match env.threads.by_id_mut(tid) {
+            Some(t) if t.state != State::Exited => { t.apcs.push_back((func, data)); env.threads.epoch += 1; true }
+            _ => env.fail(err::INVALID_HANDLE, false),
+        }
+    }
     stdcall fn WaitForMultipleObjects(env, n: u32, p: u32, all: bool, ms: u32) -> Ret {
         match read_handles(env, n, p) { Some(v) => wait(env, &v, all, ms), None => Ret::Value(env.fail(err::INVALID_PARAMETER, WAIT_FAILED)) }
     }
     stdcall fn WaitForMultipleObjectsEx(env, n: u32, p: u32, all: bool, ms: u32, alertable: bool) -> Ret {
+        if alertable { if let Some(r) = run_apcs(env) { return r; } }
         match read_handles(env, n, p) { Some(v) => wait(env, &v, all, ms), None => Ret::Value(env.fail(err::INVALID_PARAMETER, WAIT_FAILED)) }
     }
     stdcall fn SignalObjectAndWait(env, sig: u32, h: u32, ms: u32, alertable: bool) -> Ret {
@@ -516,7 +542,10 @@ crate::dll! { "(kernel32 sync)";
         wait(env, &[h], false, ms)
     }
     stdcall fn Sleep(env, ms: u32) -> Ret { sleep(env, ms) }
-    stdcall fn SleepEx(env, ms: u32, alertable: bool) -> Ret { sleep(env, ms) }
+    stdcall fn SleepEx(env, ms: u32, alertable: bool) -> Ret {
+        if alertable { if let Some(r) = run_apcs(env) { return r; } }
+        sleep(env, ms)
+    }
     stdcall fn SwitchToThread(env) -> bool { env.threads.slice_end = 0; false }
     stdcall fn RegisterWaitForSingleObject(env, out: u32, object: u32, callback: u32, context: u32, ms: u32, flags: u32) -> bool {
         register_wait(env, out, object, callback, context, ms, flags)

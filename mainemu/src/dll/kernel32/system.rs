@@ -648,8 +648,14 @@ crate::dll! { "(kernel32 system)";
         if let Some(crate::handles::Object::Process(code)) = env.handles.get(h) { let c = *code; return env.mem.poke_u32(out, c).is_some(); }
         env.fail(err::INVALID_HANDLE, false)
     }
+    // A child still blocked takes the exit code and ends; an ended one cannot be terminated.
     stdcall fn TerminateProcess(env, h: u32, code: u32) -> Ret {
-        if h == crate::handles::CURRENT_PROCESS { Ret::Exit(code) } else { Ret::Value(env.fail(err::INVALID_HANDLE, 0)) }
+        if h == crate::handles::CURRENT_PROCESS { return Ret::Exit(code); }
+        match env.handles.get_mut(h) {
+            Some(crate::handles::Object::Process(c)) if *c == crate::threads::STILL_ACTIVE => { *c = code; env.threads.epoch += 1; Ret::Value(1) }
+            Some(crate::handles::Object::Process(_)) => Ret::Value(env.fail(5, 0)),
+            _ => Ret::Value(env.fail(err::INVALID_HANDLE, 0)),
+        }
     }
     stdcall fn ExitProcess(env, code: u32) -> Ret { Ret::Exit(code) }
     stdcall fn IsDebuggerPresent(env) -> bool { false }
