@@ -38,7 +38,7 @@ fn mainemu_arms_agree_on_the_test_programs() {
     let cases = [
         ("hello.exe", 959, "exit 3"),
         ("threads.exe", 6_010_930, "exit 0"),
-        ("seh.exe", 7440, "exit 3221225477"),
+        ("seh.exe", 70872, "exit 3221225477"),
     ];
     for (name, dispatches, ending) in cases {
         let prog = Program {
