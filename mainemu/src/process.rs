@@ -552,14 +552,7 @@ impl Process {
                         "a guest call returned to the host with no call pending (esp {esp:#010x})"
                     ));
                 };
-                let cpu = self.env.cpu();
-                cpu.regs[reg::ESP] = f.sp_base;
-                for (k, r) in [reg::EBX, reg::ESI, reg::EDI, reg::EBP]
-                    .into_iter()
-                    .enumerate()
-                {
-                    cpu.regs[r] = f.saved[k];
-                }
+                restore_frame(self.env.cpu(), &f);
                 self.env.clock = self.env.threads.cur().cpu.clock;
                 let r = (f.then)(&mut self.env, eax);
                 self.finish(r, f.origin)
@@ -666,14 +659,7 @@ impl Process {
                 let Some(f) = frames.pop() else {
                     return Service::Stop("internal: unwind to a host frame that is gone".into());
                 };
-                let cpu = self.env.cpu();
-                cpu.regs[reg::ESP] = f.sp_base;
-                for (k, r) in [reg::EBX, reg::ESI, reg::EDI, reg::EBP]
-                    .into_iter()
-                    .enumerate()
-                {
-                    cpu.regs[r] = f.saved[k];
-                }
+                restore_frame(self.env.cpu(), &f);
                 let r = (f.then)(&mut self.env, value);
                 self.finish(r, f.origin)
             }
@@ -737,5 +723,17 @@ mod tests {
     fn command_line_quoting() {
         let s = |v: &[&str]| command_line(&v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
         assert_eq!(s(&["a.exe", "b c", "", "d"]), "a.exe \"b c\" \"\" d");
+    }
+}
+
+/// Puts back what a host frame saved when the guest call it made returns
+/// (or is unwound): ESP at the frame's base and the callee-saved registers.
+fn restore_frame(cpu: &mut Cpu, f: &Frame) {
+    cpu.regs[reg::ESP] = f.sp_base;
+    for (k, r) in [reg::EBX, reg::ESI, reg::EDI, reg::EBP]
+        .into_iter()
+        .enumerate()
+    {
+        cpu.regs[r] = f.saved[k];
     }
 }
