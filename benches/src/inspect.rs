@@ -253,20 +253,25 @@ fn index_of(insns: &[Instruction], ip: u64) -> Option<usize> {
     insns.binary_search_by_key(&ip, |i| i.ip()).ok()
 }
 
-/// Counts the straight-line path from `start` to `stop_ip` (exclusive) or
-/// to the next indirect jump (inclusive).
-fn walk(insns: &[Instruction], start: u64, stop_ip: u64) -> PathCount {
-    let mut info = InstructionInfoFactory::new();
-    let mut c = PathCount::default();
+/// The straight-line path from `start` to `stop_ip` (exclusive) or to the
+/// next indirect jump (inclusive), following direct jumps and falling
+/// through conditional branches: each instruction to `visit`, in order
+/// (at most 400).
+fn path<'a>(
+    insns: &'a [Instruction],
+    start: u64,
+    stop_ip: u64,
+    mut visit: impl FnMut(&'a Instruction),
+) {
     let Some(mut k) = index_of(insns, start) else {
-        return c;
+        return;
     };
     for _ in 0..400 {
         let Some(i) = insns.get(k) else { break };
         if i.ip() == stop_ip {
             break;
         }
-        count_one(i, &mut info, &mut c);
+        visit(i);
         match i.flow_control() {
             FlowControl::IndirectBranch | FlowControl::Return => break,
             FlowControl::UnconditionalBranch if i.op0_kind() == OpKind::NearBranch64 => {
@@ -279,13 +284,21 @@ fn walk(insns: &[Instruction], start: u64, stop_ip: u64) -> PathCount {
                     None => break,
                 }
             }
-            FlowControl::ConditionalBranch => {
-                c.branches += 1;
-                k += 1;
-            }
             _ => k += 1,
         }
     }
+}
+
+/// Counts [`path`]'s instructions.
+fn walk(insns: &[Instruction], start: u64, stop_ip: u64) -> PathCount {
+    let mut info = InstructionInfoFactory::new();
+    let mut c = PathCount::default();
+    path(insns, start, stop_ip, |i| {
+        count_one(i, &mut info, &mut c);
+        if i.flow_control() == FlowControl::ConditionalBranch {
+            c.branches += 1;
+        }
+    });
     c
 }
 
@@ -293,32 +306,11 @@ fn walk(insns: &[Instruction], start: u64, stop_ip: u64) -> PathCount {
 fn trace(insns: &[Instruction], start: u64, stop_ip: u64, base: u64) -> String {
     let mut fmt = IntelFormatter::new();
     let mut out = String::new();
-    let Some(mut k) = index_of(insns, start) else {
-        return out;
-    };
-    for _ in 0..400 {
-        let Some(i) = insns.get(k) else { break };
-        if i.ip() == stop_ip {
-            break;
-        }
+    path(insns, start, stop_ip, |i| {
         let mut t = String::new();
         fmt.format(i, &mut t);
         let _ = writeln!(out, "  {:08x}  {t}", i.ip() - base);
-        match i.flow_control() {
-            FlowControl::IndirectBranch | FlowControl::Return => break,
-            FlowControl::UnconditionalBranch if i.op0_kind() == OpKind::NearBranch64 => {
-                let t = i.near_branch_target();
-                if t == stop_ip {
-                    break;
-                }
-                match index_of(insns, t) {
-                    Some(n) => k = n,
-                    None => break,
-                }
-            }
-            _ => k += 1,
-        }
-    }
+    });
     out
 }
 
