@@ -656,9 +656,7 @@ impl Process {
                     return Service::Stop("internal: unwind to a host frame that is gone".into());
                 }
                 frames.truncate(depth + 1);
-                let Some(f) = frames.pop() else {
-                    return Service::Stop("internal: unwind to a host frame that is gone".into());
-                };
+                let f = frames.pop().expect("more than `depth` frames");
                 restore_frame(self.env.cpu(), &f);
                 let r = (f.then)(&mut self.env, value);
                 self.finish(r, f.origin)

@@ -13,7 +13,7 @@
 //! reports it).
 
 use crate::dll::{Env, Ret};
-use crate::memory::Memory;
+use crate::memory::{prot, Memory, PAGE_SIZE};
 use x86_cpu::user::{Event, EventKind};
 use x86_cpu::{reg, Access, Cpu};
 
@@ -189,20 +189,12 @@ pub fn stack_guard(env: &mut Env, rec: Record) -> Record {
     let (Some(guard), &[_, addr]) = (t.stack_guard, rec.params.as_slice()) else {
         return rec;
     };
-    let on_guard = addr.wrapping_sub(guard) < crate::memory::PAGE_SIZE;
+    let on_guard = addr.wrapping_sub(guard) < PAGE_SIZE;
     if rec.code != code::ACCESS_VIOLATION || !on_guard {
         return rec;
     }
     let teb = t.teb;
-    if env
-        .mem
-        .commit(
-            guard,
-            crate::memory::PAGE_SIZE,
-            crate::memory::prot::READWRITE,
-        )
-        .is_err()
-    {
+    if env.mem.commit(guard, PAGE_SIZE, prot::READWRITE).is_err() {
         return rec;
     }
     env.threads.cur_mut().stack_guard = None;

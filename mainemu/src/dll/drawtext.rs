@@ -32,7 +32,6 @@ mod dt {
 
 /// DRAWTEXTPARAMS: cbSize, iTabLength, iLeftMargin, iRightMargin, uiLengthDrawn.
 const DRAWTEXTPARAMS_SIZE: u32 = 20;
-const ERROR_INVALID_HANDLE: u32 = 6;
 
 /// DrawText(A/W) and DrawTextEx(A/W): `params` is DRAWTEXTPARAMS' address
 /// (Ex only; 0 for none).
@@ -49,7 +48,7 @@ pub fn draw_text_call(
     if env.desktop.gdi.dc(hdc).is_none() {
         // An invalid DC: nothing else is looked at (the A call reports it).
         if !wide {
-            env.last_error = ERROR_INVALID_HANDLE;
+            env.last_error = crate::files::err::INVALID_HANDLE;
         }
         return 0;
     }

@@ -40,7 +40,6 @@ const LB_ERRSPACE: u32 = -2i32 as u32;
 /// The most items a list holds (a guest cannot make the host allocate
 /// without bound).
 const MAX_ITEMS: u32 = 1 << 20;
-const ERROR_INVALID_PARAMETER: u32 = 87;
 const LBN_SELCHANGE: u32 = 1;
 const CBN_SELCHANGE: u32 = 1;
 /// The default row height: the system font's height.
@@ -647,7 +646,7 @@ pub fn list_proc(env: &mut Env, h: u32, msg: u32, wp: u32, lp: u32, combo: bool)
         },
         lb::GETCOUNT => list(env, h, combo).items.len() as u32,
         lb::FINDSTRING | lb::FINDSTRINGEXACT | lb::SELECTSTRING if nodata => {
-            env.last_error = ERROR_INVALID_PARAMETER;
+            env.last_error = crate::files::err::INVALID_PARAMETER;
             LB_ERR
         }
         lb::FINDSTRING | lb::FINDSTRINGEXACT | lb::SELECTSTRING => {

@@ -132,7 +132,7 @@ pub fn send(
                 }),
             )
         }
-        Text::OutSized => out(env, (h, msg, wp, lp), wp, wp, window_wide, deliver, then),
+        Text::OutSized => out(env, (h, msg, wp, lp), wp, window_wide, deliver, then),
         Text::OutItem(len_msg) => deliver(
             env,
             (h, len_msg, wp, 0),
@@ -141,20 +141,19 @@ pub fn send(
                     return then(env, n);
                 }
                 // The caller's buffer holds the item and its NUL.
-                out(env, (h, msg, wp, lp), 0, n + 1, window_wide, deliver, then)
+                out(env, (h, msg, wp, lp), n + 1, window_wide, deliver, then)
             }),
         ),
     }
 }
 
 /// Delivers with a scratch buffer of `cap` characters in the window's
-/// character set (`wp_out` as wParam) and copies what the procedure wrote
-/// into the caller's buffer at `lp` (at most `cap` characters with the NUL).
-#[allow(clippy::too_many_arguments)]
+/// character set (WM_GETTEXT's wParam becomes that capacity) and copies
+/// what the procedure wrote into the caller's buffer at `lp` (at most `cap`
+/// characters with the NUL).
 fn out(
     env: &mut Env,
     (h, msg, wp, lp): (u32, u32, u32, u32),
-    wp_out: u32,
     cap: u32,
     window_wide: bool,
     deliver: Deliver,
@@ -167,11 +166,7 @@ fn out(
     let size = cap * 2 + 2;
     let at = user32::scratch(env, size);
     let _ = env.mem.poke(at, &[0, 0]);
-    let wp = if msg == wm::GETTEXT {
-        wp_out.min(cap)
-    } else {
-        wp
-    };
+    let wp = if msg == wm::GETTEXT { cap } else { wp };
     deliver(
         env,
         (h, msg, wp, at),
