@@ -16,7 +16,6 @@ use super::SINK;
 use crate::ir::{
     Addr, BlockId, CmpOp, ExitKind, Lane, MemPath, Op, Program, Reg, Site, Src, Term, Width,
 };
-use rustc_hash::FxHashMap as HashMap;
 
 /// An encoded program, relative to its own first word.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,13 +53,78 @@ const fn wi(w: Width) -> u32 {
     w as u32
 }
 
+/// Pool slots by key, for sharing pool words: a direct-mapped table of
+/// the entries, checked first, then a scan of every entry only when the
+/// table's way holds another key (a collision). An empty way means the key
+/// is new. Hashing every lookup in a hash map, or scanning every entry, was
+/// a measurable share of a build (the build-cost gate, docs/optimizer.md).
+struct SlotIndex<K> {
+    entries: Vec<(K, u32)>,
+    /// Entry index + 1 per way; 0 = empty.
+    ways: [u16; SLOT_WAYS],
+}
+
+impl<K> Default for SlotIndex<K> {
+    fn default() -> Self {
+        SlotIndex {
+            entries: Vec::new(),
+            ways: [0; SLOT_WAYS],
+        }
+    }
+}
+
+const SLOT_WAYS: usize = 64;
+
+/// The way of a key: its two words folded (Fibonacci hashing).
+trait SlotKey: Copy + Eq {
+    fn way(self) -> usize;
+}
+
+impl SlotKey for u32 {
+    fn way(self) -> usize {
+        (self.wrapping_mul(0x9E37_79B9) >> 26) as usize
+    }
+}
+
+impl SlotKey for (u32, u32) {
+    fn way(self) -> usize {
+        (self.0 ^ self.1.rotate_left(16)).way()
+    }
+}
+
+impl<K: SlotKey> SlotIndex<K> {
+    fn get(&self, k: K) -> Option<u32> {
+        match self.ways[k.way()] {
+            0 => None,
+            i => {
+                let e = self.entries[i as usize - 1];
+                if e.0 == k {
+                    Some(e.1)
+                } else {
+                    self.entries.iter().find(|e| e.0 == k).map(|e| e.1)
+                }
+            }
+        }
+    }
+    fn insert(&mut self, k: K, slot: u32) {
+        self.entries.push((k, slot));
+        // Past u16 entries a way is not updated: a later key may then get a
+        // second pool copy, never a wrong slot.
+        if let Ok(i) = u16::try_from(self.entries.len()) {
+            self.ways[k.way()] = i;
+        }
+    }
+}
+
 #[derive(Default)]
 struct Enc {
     words: Vec<u32>,
     relocs: Vec<u32>,
     pool: Vec<u32>,
-    consts: HashMap<u32, u32>,
-    sites: HashMap<(u32, u32), u32>,
+    /// Pool slots of shared constants by value.
+    consts: SlotIndex<u32>,
+    /// Pool slots of sites by `(ip, unbill)`.
+    sites: SlotIndex<(u32, u32)>,
     /// (word offset, pool slot, high bits)
     pool_fix: Vec<(usize, u32, u32)>,
     block_fix: Vec<(usize, BlockId)>,
@@ -80,16 +144,20 @@ impl Enc {
         self.pool_fix.push((self.words.len(), slot, hi));
         self.words.push(0);
     }
-    fn konst(&mut self, v: u32) {
-        let slot = match self.consts.get(&v) {
-            Some(s) => *s,
+    /// The pool slot of the shared constant `v` (added on first use).
+    fn const_slot(&mut self, v: u32) -> u32 {
+        match self.consts.get(v) {
+            Some(s) => s,
             None => {
                 let s = self.pool.len() as u32;
                 self.pool.push(v);
                 self.consts.insert(v, s);
                 s
             }
-        };
+        }
+    }
+    fn konst(&mut self, v: u32) {
+        let slot = self.const_slot(v);
         self.pool_ref(slot, 0);
     }
     /// Consecutive pool words (not shared), named by one word.
@@ -112,27 +180,20 @@ impl Enc {
             Some(v) => self.raw(v.0 as u32 | hi),
             None => {
                 // 0 from the pool; keep the high bits (scale) for the engine.
-                let slot = match self.consts.get(&0) {
-                    Some(s) => *s,
-                    None => {
-                        let s = self.pool.len() as u32;
-                        self.pool.push(0);
-                        self.consts.insert(0, s);
-                        s
-                    }
-                };
+                let slot = self.const_slot(0);
                 self.pool_ref(slot, hi);
             }
         }
     }
     fn site(&mut self, s: Site) {
-        let slot = match self.sites.get(&(s.ip, s.unbill)) {
-            Some(x) => *x,
+        let k = (s.ip, s.unbill);
+        let slot = match self.sites.get(k) {
+            Some(x) => x,
             None => {
                 let x = self.pool.len() as u32;
                 self.pool.push(s.ip);
                 self.pool.push(s.unbill);
-                self.sites.insert((s.ip, s.unbill), x);
+                self.sites.insert(k, x);
                 x
             }
         };
@@ -545,7 +606,17 @@ pub struct EncodeError(pub String);
 /// Encodes a verified program.
 pub fn encode_program(p: &Program) -> Result<Encoded, EncodeError> {
     let order = layout(p);
-    let mut e = Enc::default();
+    // Sized from the op count up front: growing these vectors op by op was a
+    // tenth of a build's host time (the build-cost gate, docs/optimizer.md).
+    let ops: usize = p.blocks.iter().map(|b| b.ops.len() + 2).sum();
+    let mut e = Enc {
+        words: Vec::with_capacity(8 * ops + 4),
+        relocs: Vec::with_capacity(2 * ops),
+        pool: Vec::with_capacity(ops),
+        pool_fix: Vec::with_capacity(ops),
+        block_fix: Vec::with_capacity(2 * p.blocks.len()),
+        ..Enc::default()
+    };
     e.raw(0); // counter
     e.raw(0); // id, filled by the arena
     let entry = e.words.len() as u32;

@@ -402,106 +402,115 @@ fn check_clocked(p: &Program) -> Result<(), (usize, String)> {
 }
 
 /// Definite assignment of temporaries (vregs at or above `guest`).
+///
+/// A must-analysis from the top (an unreached block has no in-set yet):
+/// in-sets only shrink from one sweep to the next, so a read found
+/// undefined under an in-set of any sweep is undefined under the fixpoint's
+/// too. Every sweep therefore checks as it goes, and the last sweep (the one
+/// that changed nothing) has checked every reached block under its final
+/// in-set. Sets are fixed-size bit arrays: a build must not allocate per
+/// block (this runs on every program the arena installs).
 fn check_defined(p: &Program) -> Result<(), VerifyError> {
+    type Set = [u64; DEF_WORDS];
     let n = p.blocks.len();
-    let words = (VREG_NAMES as usize).div_ceil(64);
     let guest = p.guest as usize;
-    // in-sets; None = not reached yet (top).
-    let mut ins: Vec<Option<Vec<u64>>> = vec![None; n];
-    ins[0] = Some(vec![0; words]);
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
     for (i, b) in p.blocks.iter().enumerate() {
         for s in b.term.succs() {
-            preds[s.0 as usize].push(i);
+            preds[s.0 as usize].push(i as u32);
         }
     }
-    let transfer =
-        |b: &Block, mut set: Vec<u64>, bi: usize, check: bool| -> Result<Vec<u64>, VerifyError> {
-            let is_def = |set: &Vec<u64>, v: usize| v < guest || set[v / 64] >> (v % 64) & 1 != 0;
-            for (oi, op) in b.ops.iter().enumerate() {
-                let mut bad = None;
-                op.for_each_src(|s| {
-                    if let Src::Reg(r) = s {
-                        if !is_def(&set, r.v.0 as usize) && bad.is_none() {
-                            bad = Some(r.v.0);
-                        }
+    let is_def = |set: &Set, v: usize| v < guest || set[v / 64] >> (v % 64) & 1 != 0;
+    let transfer = |b: &Block, mut set: Set, bi: usize| -> Result<Set, VerifyError> {
+        for (oi, op) in b.ops.iter().enumerate() {
+            let mut bad = None;
+            op.for_each_src(|s| {
+                if let Src::Reg(r) = s {
+                    if bad.is_none() && !is_def(&set, r.v.0 as usize) {
+                        bad = Some(r.v.0);
                     }
-                });
-                op.for_each_dst(|d| {
-                    let v = d.v.0 as usize;
-                    if d.lane != Lane::D && !is_def(&set, v) && bad.is_none() {
-                        bad = Some(d.v.0);
-                    }
-                });
-                if let (Some(v), true) = (bad, check) {
-                    return Err(VerifyError {
-                        block: bi as u32,
-                        op: Some(oi),
-                        msg: format!(
-                            "temporary v{v} may be read (or merged into) before it is written"
-                        ),
-                    });
                 }
-                op.for_each_dst(|d| {
-                    let v = d.v.0 as usize;
-                    if v < VREG_NAMES as usize {
-                        set[v / 64] |= 1 << (v % 64);
-                    }
+            });
+            op.for_each_dst(|d| {
+                let v = d.v.0 as usize;
+                if bad.is_none() && d.lane != Lane::D && !is_def(&set, v) {
+                    bad = Some(d.v.0);
+                }
+            });
+            if let Some(v) = bad {
+                return Err(VerifyError {
+                    block: bi as u32,
+                    op: Some(oi),
+                    msg: format!(
+                        "temporary v{v} may be read (or merged into) before it is written"
+                    ),
                 });
             }
-            if check {
-                let mut bad = None;
-                b.term.for_each_src(|s| {
-                    if let Src::Reg(r) = s {
-                        if !is_def(&set, r.v.0 as usize) && bad.is_none() {
-                            bad = Some(r.v.0);
-                        }
-                    }
-                });
-                if let Some(v) = bad {
-                    return Err(VerifyError {
-                        block: bi as u32,
-                        op: None,
-                        msg: format!("temporary v{v} may be read before it is written"),
-                    });
+            op.for_each_dst(|d| {
+                let v = d.v.0 as usize;
+                if v < VREG_NAMES as usize {
+                    set[v / 64] |= 1 << (v % 64);
+                }
+            });
+        }
+        let mut bad = None;
+        b.term.for_each_src(|s| {
+            if let Src::Reg(r) = s {
+                if bad.is_none() && !is_def(&set, r.v.0 as usize) {
+                    bad = Some(r.v.0);
                 }
             }
-            Ok(set)
-        };
-    // Fixpoint over in-sets (intersection of predecessors' out-sets).
+        });
+        if let Some(v) = bad {
+            return Err(VerifyError {
+                block: bi as u32,
+                op: None,
+                msg: format!("temporary v{v} may be read before it is written"),
+            });
+        }
+        Ok(set)
+    };
+    // Fixpoint over in-sets (intersection of reached predecessors' out-sets).
+    let mut ins: Vec<Option<Set>> = vec![None; n];
+    let mut outs: Vec<Option<Set>> = vec![None; n];
     let mut changed = true;
-    let mut outs: Vec<Option<Vec<u64>>> = vec![None; n];
     while changed {
         changed = false;
         for bi in 0..n {
             let inset = if bi == 0 {
-                Some(vec![0; words])
+                Some([0; DEF_WORDS])
             } else {
-                let mut acc: Option<Vec<u64>> = None;
+                let mut acc: Option<Set> = None;
                 for &pr in &preds[bi] {
-                    if let Some(o) = &outs[pr] {
+                    if let Some(o) = &outs[pr as usize] {
                         acc = Some(match acc {
-                            None => o.clone(),
-                            Some(a) => a.iter().zip(o).map(|(x, y)| x & y).collect(),
+                            None => *o,
+                            Some(mut a) => {
+                                for (x, y) in a.iter_mut().zip(o) {
+                                    *x &= y;
+                                }
+                                a
+                            }
                         });
                     }
                 }
                 acc
             };
             if let Some(s) = inset {
-                let out = transfer(&p.blocks[bi], s.clone(), bi, false)?;
-                if ins[bi].as_ref() != Some(&s) || outs[bi].as_ref() != Some(&out) {
-                    ins[bi] = Some(s);
+                if ins[bi] == Some(s) && outs[bi].is_some() {
+                    continue;
+                }
+                let out = transfer(&p.blocks[bi], s, bi)?;
+                ins[bi] = Some(s);
+                if outs[bi] != Some(out) {
                     outs[bi] = Some(out);
                     changed = true;
                 }
             }
         }
     }
-    for (bi, inset) in ins.into_iter().enumerate() {
-        if let Some(s) = inset {
-            transfer(&p.blocks[bi], s, bi, true)?;
-        }
-    }
     Ok(())
 }
+
+/// Words of a definite-assignment set: one bit per vreg name.
+const DEF_WORDS: usize = (VREG_NAMES as usize).div_ceil(64);

@@ -16,7 +16,34 @@
 //! tracked, so guest registers keep every write they had.
 
 use crate::ir::{sem, Addr, AluOp, Lane, Op, Program, Reg, Src, Term, VReg, Width};
-use rustc_hash::FxHashMap as HashMap;
+
+/// What is known of the temporaries at one point of a block: a few entries,
+/// so a vector scan (a hash map's `retain` on every write walked all its
+/// buckets and was most of the pass's cost).
+#[derive(Default)]
+struct Known(Vec<(u16, Val)>);
+
+impl Known {
+    fn get(&self, v: &u16) -> Option<&Val> {
+        self.0.iter().find(|e| e.0 == *v).map(|e| &e.1)
+    }
+    fn insert(&mut self, v: u16, val: Val) {
+        self.remove(&v);
+        self.0.push((v, val));
+    }
+    fn remove(&mut self, v: &u16) {
+        if let Some(i) = self.0.iter().position(|e| e.0 == *v) {
+            self.0.swap_remove(i);
+        }
+    }
+    fn retain(&mut self, f: impl FnMut(&u16, &mut Val) -> bool) {
+        let mut f = f;
+        self.0.retain_mut(|e| f(&e.0, &mut e.1));
+    }
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -33,8 +60,9 @@ enum Val {
 
 pub fn run(p: &mut Program, mode: Mode) {
     let guest = p.guest;
+    let mut known = Known::default();
     for b in &mut p.blocks {
-        let mut known: HashMap<u16, Val> = HashMap::default();
+        known.clear();
         for op in &mut b.ops {
             match mode {
                 Mode::Operands => {
@@ -48,8 +76,7 @@ pub fn run(p: &mut Program, mode: Mode) {
                 continue;
             }
             op.for_each_dst(|d| {
-                known.remove(&d.v.0);
-                known.retain(|_, v| !matches!(v, Val::Copy(c) if *c == d.v));
+                known.retain(|k, v| *k != d.v.0 && !matches!(v, Val::Copy(c) if *c == d.v));
             });
             if let Op::Mov {
                 dst: Reg { v, lane: Lane::D },
@@ -77,7 +104,7 @@ pub fn run(p: &mut Program, mode: Mode) {
     }
 }
 
-fn subst(known: &HashMap<u16, Val>, s: &mut Src) {
+fn subst(known: &Known, s: &mut Src) {
     if let Src::Reg(r) = *s {
         match known.get(&r.v.0) {
             Some(Val::Imm(c)) => *s = Src::Imm(r.lane.read(*c)),
@@ -124,7 +151,7 @@ fn fold(op: &mut Op) {
     }
 }
 
-fn fold_addr(known: &HashMap<u16, Val>, a: &mut Addr) {
+fn fold_addr(known: &Known, a: &mut Addr) {
     if let Some(v) = a.base {
         match known.get(&v.0) {
             Some(Val::Imm(c)) => {

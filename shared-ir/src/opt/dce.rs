@@ -30,10 +30,12 @@ fn is_self_move(op: &Op) -> bool {
 
 pub fn run(p: &mut Program) {
     let guest = p.guest as usize;
-    let n = crate::ir::VREG_NAMES as usize + 1;
+    // Fixed-size sets and one reused `keep`: the pass runs on every program
+    // built, and per-block allocation was most of its cost.
+    const N: usize = crate::ir::VREG_NAMES as usize + 1;
     // Temporaries read anywhere (live at every block end).
-    let mut read_any = vec![false; n];
-    let mark = |r: Reg, set: &mut Vec<bool>| set[r.v.0 as usize] = true;
+    let mut read_any = [false; N];
+    let mark = |r: Reg, set: &mut [bool; N]| set[r.v.0 as usize] = true;
     for b in &p.blocks {
         for op in &b.ops {
             op.for_each_src(|s| {
@@ -53,14 +55,16 @@ pub fn run(p: &mut Program) {
             }
         });
     }
+    let mut keep: Vec<bool> = Vec::new();
     for b in &mut p.blocks {
-        let mut live = read_any.clone();
+        let mut live = read_any;
         b.term.for_each_src(|s| {
             if let Src::Reg(r) = s {
                 live[r.v.0 as usize] = true
             }
         });
-        let mut keep = vec![true; b.ops.len()];
+        keep.clear();
+        keep.resize(b.ops.len(), true);
         for (i, op) in b.ops.iter().enumerate().rev() {
             if is_self_move(op) {
                 keep[i] = false;
@@ -98,7 +102,9 @@ pub fn run(p: &mut Program) {
                 }
             });
         }
-        let mut it = keep.into_iter();
-        b.ops.retain(|_| it.next().unwrap_or(true));
+        if keep.contains(&false) {
+            let mut it = keep.iter();
+            b.ops.retain(|_| *it.next().unwrap_or(&true));
+        }
     }
 }
