@@ -360,6 +360,48 @@ fn uop_arm_folds_spins_and_builds_hot_heads() {
     assert!(n("uop_insns") >= 3 * 990, "the hot loop ran in µops: {ctr}");
 }
 
+/// A self-loop of pure ops whose state changes every iteration (`add dx,
+/// cx; ror dx, 1; dec cx; jnz`) has L1's memory-spin shape but never folds:
+/// every µop arm first runs it as an L1 spin block, and after
+/// `SPIN_DEMOTE` back edges without a fold builds it as a µop program
+/// (loopnest's 70,000-trip loop and crctab's table loop ran op by op on
+/// the L1 side before). Lockstep with `l1` at every 50 dispatches (each
+/// slice enters the spin block again: the back edges add up across
+/// entries), and at every 7 up to 1,003 (inside the loop, demoted on the way).
+#[test]
+fn memory_spin_that_never_folds_becomes_a_program() {
+    let c: [u8; 15] = [
+        0xB9, 0x88, 0x13, // 100: mov cx, 5000
+        0x01, 0xCA, // 103: add dx, cx
+        0xD1, 0xCA, // 105: ror dx, 1
+        0x49, // 107: dec cx
+        0x75, 0xF9, // 108: jnz 103
+        0xB8, 0x00, 0x4C, // 10A: mov ax, 4C00h
+        0xCD, 0x21, // 10D: int 21h
+    ];
+    let p = com("memspin", &c);
+    for arm in UOP_ARMS.iter().chain(&["uop"]) {
+        let (end, _, _) = lockstep_arm(&p, arm, 100_000, 50);
+        assert_eq!(end, End::Exited { code: 0 }, "{arm}");
+        let (end, _, _) = lockstep_arm(&p, arm, 1_003, 7);
+        assert_eq!(end, End::Budget, "{arm}");
+        let mut s = session(&p, arm, 100_000);
+        s.run();
+        let ctr = s.counters().expect("counters");
+        let n = |k: &str| {
+            ctr[k]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{arm}: counter {k}: {ctr}"))
+        };
+        assert_eq!(n("spin_demoted"), 1, "{arm}: demoted once: {ctr}");
+        assert!(n("spin_dispatches") <= 4 * 70, "{arm}: {ctr}");
+        assert!(
+            n("uop_insns") >= 4 * 4900,
+            "{arm}: the loop ran in µops: {ctr}"
+        );
+    }
+}
+
 /// `l1_progs/modeswap.asm`: each µop arm runs real-mode code itself and
 /// hands protected-mode code to an L1 engine of its own; 30 rounds patch
 /// a real-mode routine from protected mode (a store L1 makes) and a

@@ -5,7 +5,9 @@
 //! blocks (an instruction the op set cannot express, a refused access, a
 //! budget tail), spin blocks (an L1 block whose last op branches back to its
 //! own head with a spin shape L1 folds: these stay L1 blocks and are folded
-//! exactly as L1's dispatch loop folds them), and the uncached path (fetch
+//! exactly as L1's dispatch loop folds them; a memory spin that keeps
+//! looping without a fold hands control back at its head, for the driver to
+//! build as a µop program), and the uncached path (fetch
 //! and decode every time) for bytes that cannot be cached and for
 //! single-step mode. Blocks are compiled by `l1::block::compile` (the CPU
 //! decoder's `Op`s, L1's class bits and spin shapes) and every op runs
@@ -50,6 +52,11 @@ pub struct FBlock {
     pub form: u32,
     /// Entries through the driver (the `uop` arm's heat of a cold block).
     pub entries: u32,
+    /// Spin blocks: back edges taken and folds made, over every entry (a
+    /// `Mem` block that loops without ever folding is a compute loop, not a
+    /// wait: the driver builds it as a µop program, `SPIN_DEMOTE`).
+    pub loops: u64,
+    pub folds: u64,
 }
 
 /// What a spin block did, for the counters.
@@ -57,6 +64,8 @@ pub struct FBlock {
 pub struct SpinStats {
     pub folds: u64,
     pub dispatches: u64,
+    /// Back edges taken (passes that ended at the block's own head).
+    pub loops: u64,
 }
 
 /// The arm's L1 blocks.
@@ -270,13 +279,17 @@ pub fn run_one(
 /// bus promises; `Count`: `LOOP $` at every entry). Returns when control
 /// leaves the block (`None`), at `stop_at` or when the session must look
 /// (`Some`). Stores into code are left in `tb.hits` (the block returns
-/// `None` at once).
+/// `None` at once). A `Mem` block also returns `None`, at its own head, once
+/// it has taken `leave_after` back edges in this entry without a fold (the
+/// driver then builds the loop as a µop program: its state never repeats,
+/// so L1 would never fold it either).
 pub fn run_spin(
     id: u32,
     b: &FBlock,
     cpu: &mut Cpu,
     tb: &mut Tracked<Machine>,
     stop_at: u64,
+    leave_after: u64,
     stats: &mut SpinStats,
 ) -> Option<EngineExit> {
     let n = b.ops.len();
@@ -318,6 +331,8 @@ pub fn run_spin(
                     if cpu.clock >= stop_at {
                         return Some(EngineExit::Reached);
                     }
+                } else if b.spin == Spin::Mem && stats.folds == 0 && stats.loops >= leave_after {
+                    return None;
                 }
             }
             head = Some(HeadState::take(id, cpu, tb.stores));
@@ -326,7 +341,10 @@ pub fn run_spin(
         match one_pass(b, cpu, tb, stop_at, &mut spin_t) {
             PassEnd::Exit(x) => return Some(x),
             PassEnd::Left => return None,
-            PassEnd::Looped => back = true,
+            PassEnd::Looped => {
+                back = true;
+                stats.loops += 1;
+            }
         }
     }
 }

@@ -69,6 +69,14 @@ pub const REGION: RegionLimits = RegionLimits {
     follow_calls: false,
 };
 
+/// Back edges a memory spin block (`Spin::Mem`: every op pure) may take
+/// without a single fold before the driver builds it as a µop program. A
+/// wait on memory folds at its first or second back edge (its state
+/// repeats); a loop whose state changes every iteration (a counter, a
+/// checksum) never folds, and runs many times faster on E1 than op by op on
+/// the L1 side.
+pub const SPIN_DEMOTE: u64 = 64;
+
 /// The highest CS base whose 64 KiB segment (plus a 15-byte fetch window)
 /// stays below 1 MiB: code keyed there never depends on the A20 gate.
 pub const HMA_REACH: u32 = 0x10_0000 - 0x1_0000 - 16;
@@ -189,6 +197,9 @@ pub struct Counters {
     pub spin_entries: u64,
     pub spin_folds: u64,
     pub spin_dispatches: u64,
+    /// Memory spin blocks built as µop programs after `SPIN_DEMOTE` back
+    /// edges without a fold (compute loops, not waits).
+    pub spin_demoted: u64,
     /// Programs built, the x86 instructions lowered into them, their E1
     /// ops (static density = static_uops / instructions_lowered).
     pub programs_built: u64,
@@ -291,6 +302,9 @@ pub struct OnlyNaive {
     tier_up: Option<TierUp>,
     /// The build in progress is an upper-tier build.
     building_upper: bool,
+    /// The build in progress replaces a memory spin block that looped
+    /// `SPIN_DEMOTE` times without a fold: a program, never a spin site.
+    no_spin: bool,
     /// The `uop` arm: code starts as L1 blocks (no µop build), a block head
     /// entered `k` times is built as a µop program on `passes`.
     warm: Option<Warm>,
@@ -472,6 +486,7 @@ impl OnlyNaive {
             name: "only-naive",
             tier_up: None,
             building_upper: false,
+            no_spin: false,
             warm: None,
             #[cfg(not(target_family = "wasm"))]
             jit: None,
@@ -964,6 +979,8 @@ impl OnlyNaive {
             born: now,
             form,
             entries: 0,
+            loops: 0,
+            folds: 0,
         }))
     }
 
@@ -1138,7 +1155,7 @@ impl OnlyNaive {
             }
             _ => false,
         });
-        if self_loop {
+        if self_loop && !self.no_spin {
             let spin = self.compile_block(m, cs_base, ip, MAX_OPS, now, |c| c.spin != Spin::None);
             if let Some(id) = spin {
                 return Site::Spin(id);
@@ -1634,7 +1651,14 @@ impl OnlyNaive {
                     let mut tb = Tracked::new(m, bits);
                     let mut stats = SpinStats::default();
                     let out = match self.l1.get(id) {
-                        Some(b) => l1side::run_spin(id, b, cpu, &mut tb, limit, &mut stats),
+                        Some(b) => {
+                            let leave_after = if b.spin == Spin::Mem && b.folds == 0 {
+                                SPIN_DEMOTE.saturating_sub(b.loops)
+                            } else {
+                                u64::MAX
+                            };
+                            l1side::run_spin(id, b, cpu, &mut tb, limit, leave_after, &mut stats)
+                        }
                         None => None,
                     };
                     let hits = std::mem::take(&mut tb.hits);
@@ -1642,11 +1666,30 @@ impl OnlyNaive {
                     self.c.spin_entries += 1;
                     self.c.spin_folds += stats.folds;
                     self.c.spin_dispatches += cpu.clock - before;
+                    let demote = self.l1.get_mut(id).is_some_and(|b| {
+                        b.loops += stats.loops;
+                        b.folds += stats.folds;
+                        b.spin == Spin::Mem && b.folds == 0 && b.loops >= SPIN_DEMOTE
+                    });
                     if !hits.is_empty() {
                         self.retire_hits(&hits, cpu.clock);
                     }
                     if let Some(x) = out {
                         return x;
+                    }
+                    if demote
+                        && hits.is_empty()
+                        && code_key(cpu.sbase[seg::CS], cpu.eip) == key
+                        && self.sites.get(&key) == Some(&Site::Spin(id))
+                    {
+                        // A memory spin whose state never repeated: a
+                        // compute loop. Built as a µop program at its head,
+                        // between two iterations (as any inline build).
+                        self.forget_block(id);
+                        self.c.spin_demoted += 1;
+                        self.no_spin = true;
+                        self.build(m, cs_base, cpu.eip, cpu.clock);
+                        self.no_spin = false;
                     }
                 }
                 Site::Uncached => {
