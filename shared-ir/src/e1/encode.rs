@@ -75,7 +75,8 @@ impl<K> Default for SlotIndex<K> {
 
 const SLOT_WAYS: usize = 64;
 
-/// The way of a key: its two words folded (Fibonacci hashing).
+/// The way of a key in a [`SlotIndex`] (Fibonacci hashing; a pair's two
+/// words folded first).
 trait SlotKey: Copy + Eq {
     fn way(self) -> usize;
 }

@@ -497,7 +497,7 @@ fn check_defined(p: &Program) -> Result<(), VerifyError> {
                 acc
             };
             if let Some(s) = inset {
-                if ins[bi] == Some(s) && outs[bi].is_some() {
+                if ins[bi] == Some(s) {
                     continue;
                 }
                 let out = transfer(&p.blocks[bi], s, bi)?;

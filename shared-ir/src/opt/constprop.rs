@@ -27,18 +27,15 @@ impl Known {
     fn get(&self, v: &u16) -> Option<&Val> {
         self.0.iter().find(|e| e.0 == *v).map(|e| &e.1)
     }
+    /// Adds `v`; the caller has already dropped what a write to `v` ends
+    /// (`forget`).
     fn insert(&mut self, v: u16, val: Val) {
-        self.remove(&v);
         self.0.push((v, val));
     }
-    fn remove(&mut self, v: &u16) {
-        if let Some(i) = self.0.iter().position(|e| e.0 == *v) {
-            self.0.swap_remove(i);
-        }
-    }
-    fn retain(&mut self, f: impl FnMut(&u16, &mut Val) -> bool) {
-        let mut f = f;
-        self.0.retain_mut(|e| f(&e.0, &mut e.1));
+    /// A write to `v`: forgets `v` and every copy of it.
+    fn forget(&mut self, v: VReg) {
+        self.0
+            .retain(|e| e.0 != v.0 && !matches!(e.1, Val::Copy(c) if c == v));
     }
     fn clear(&mut self) {
         self.0.clear();
@@ -76,7 +73,7 @@ pub fn run(p: &mut Program, mode: Mode) {
                 continue;
             }
             op.for_each_dst(|d| {
-                known.retain(|k, v| *k != d.v.0 && !matches!(v, Val::Copy(c) if *c == d.v));
+                known.forget(d.v);
             });
             if let Op::Mov {
                 dst: Reg { v, lane: Lane::D },

@@ -59,6 +59,14 @@ pub struct FBlock {
     pub folds: u64,
 }
 
+impl FBlock {
+    /// A memory spin block that has never folded: the only kind the driver
+    /// counts back edges of and may build as a µop program (`SPIN_DEMOTE`).
+    pub fn unfolded_mem_spin(&self) -> bool {
+        self.spin == Spin::Mem && self.folds == 0
+    }
+}
+
 /// What a spin block did, for the counters.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SpinStats {
@@ -279,8 +287,9 @@ pub fn run_one(
 /// bus promises; `Count`: `LOOP $` at every entry). Returns when control
 /// leaves the block (`None`), at `stop_at` or when the session must look
 /// (`Some`). Stores into code are left in `tb.hits` (the block returns
-/// `None` at once). A `Mem` block also returns `None`, at its own head, once
-/// it has taken `leave_after` back edges in this entry without a fold (the
+/// `None` at once). It also returns `None`, at its own head, once it has
+/// taken `leave_after` back edges in this entry without a fold (the caller
+/// passes a finite bound only for [`FBlock::unfolded_mem_spin`] blocks; the
 /// driver then builds the loop as a µop program: its state never repeats,
 /// so L1 would never fold it either).
 pub fn run_spin(
@@ -331,7 +340,7 @@ pub fn run_spin(
                     if cpu.clock >= stop_at {
                         return Some(EngineExit::Reached);
                     }
-                } else if b.spin == Spin::Mem && stats.folds == 0 && stats.loops >= leave_after {
+                } else if stats.folds == 0 && stats.loops >= leave_after {
                     return None;
                 }
             }

@@ -1652,7 +1652,7 @@ impl OnlyNaive {
                     let mut stats = SpinStats::default();
                     let out = match self.l1.get(id) {
                         Some(b) => {
-                            let leave_after = if b.spin == Spin::Mem && b.folds == 0 {
+                            let leave_after = if b.unfolded_mem_spin() {
                                 SPIN_DEMOTE.saturating_sub(b.loops)
                             } else {
                                 u64::MAX
@@ -1669,7 +1669,7 @@ impl OnlyNaive {
                     let demote = self.l1.get_mut(id).is_some_and(|b| {
                         b.loops += stats.loops;
                         b.folds += stats.folds;
-                        b.spin == Spin::Mem && b.folds == 0 && b.loops >= SPIN_DEMOTE
+                        b.unfolded_mem_spin() && b.loops >= SPIN_DEMOTE
                     });
                     if !hits.is_empty() {
                         self.retire_hits(&hits, cpu.clock);
