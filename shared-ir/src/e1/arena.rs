@@ -121,6 +121,11 @@ pub struct E1Arena {
     hi: u32,
     cursor: u32,
     progs: BTreeMap<ProgId, ProgRec>,
+    /// Entry word of each resident program by id (0: not resident). Ids are
+    /// handed out in order and never reused, so this is a plain vector; it
+    /// answers [`E1Arena::entry`], which every engine call asks, without
+    /// the tree walk of `progs`.
+    entries: Vec<u32>,
     by_start: BTreeMap<u32, ProgId>,
     heads: BTreeMap<u64, ProgId>,
     links: BTreeMap<u32, LinkRec>,
@@ -152,6 +157,7 @@ impl E1Arena {
             hi,
             cursor: lo,
             progs: BTreeMap::new(),
+            entries: Vec::new(),
             by_start: BTreeMap::new(),
             heads: BTreeMap::new(),
             links: BTreeMap::new(),
@@ -226,6 +232,11 @@ impl E1Arena {
             }
         }
         self.by_start.insert(start, id);
+        let i = id.0 as usize;
+        if self.entries.len() <= i {
+            self.entries.resize(i + 1, 0);
+        }
+        self.entries[i] = start + HEADER_WORDS;
         self.progs.insert(
             id,
             ProgRec {
@@ -273,7 +284,8 @@ impl E1Arena {
 
     /// Entry word of a program.
     pub fn entry(&self, id: ProgId) -> Option<u32> {
-        self.progs.get(&id).map(|r| r.start + HEADER_WORDS)
+        let e = self.entries.get(id.0 as usize).copied().unwrap_or(0);
+        (e != 0).then_some(e)
     }
 
     /// Is the program resident?
@@ -462,6 +474,7 @@ impl E1Arena {
         let Some(rec) = self.progs.remove(&id) else {
             return false;
         };
+        self.entries[id.0 as usize] = 0;
         if let Some(log) = self.count_log.as_mut() {
             log.push((id, self.mem[(rec.start + HEADER_COUNTER) as usize]));
         }
@@ -592,6 +605,18 @@ impl E1Arena {
     /// that program's inbound list; every inbound entry is such a word. Scans
     /// the code itself, so a dangling link anywhere is found.
     pub fn check_links(&self) -> Result<(), String> {
+        for (id, r) in &self.progs {
+            if self.entry(*id) != Some(r.start + HEADER_WORDS) {
+                return Err(format!("entry table: program {} not at its entry", id.0));
+            }
+        }
+        let listed = self.entries.iter().filter(|&&e| e != 0).count();
+        if listed != self.progs.len() {
+            return Err(format!(
+                "entry table: {listed} entries for {} programs",
+                self.progs.len()
+            ));
+        }
         let entries: BTreeMap<u32, ProgId> = self
             .progs
             .iter()

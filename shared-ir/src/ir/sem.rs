@@ -107,6 +107,19 @@ pub struct HelperFault;
 /// Runs a helper on its arguments ([`crate::alu`]'s MUL/IMUL/DIV/IDIV).
 /// Results beyond the helper's arity are 0.
 pub fn helper(h: Helper, args: [u32; 3], fl: &mut LazyFlags) -> Result<[u32; 2], HelperFault> {
+    helper_inline(h, args, fl)
+}
+
+/// [`helper`] itself, always inlined: a caller that names a constant
+/// helper (E1's hot multiply, double-shift and bit-test arms) gets that one
+/// helper's code with no call and no table. The one definition of every
+/// helper's semantics.
+#[inline(always)]
+pub fn helper_inline(
+    h: Helper,
+    args: [u32; 3],
+    fl: &mut LazyFlags,
+) -> Result<[u32; 2], HelperFault> {
     use Width::*;
     let [a0, a1, a2] = args;
     let m = |w: Width, v: u32| v & w.mask();
