@@ -461,7 +461,13 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                     Err(_) => leave!(ExitReason::Fallback, site),
                 },
             };
-            wrl!(1, v);
+            // A 32-bit load's destination is a D lane (the verifier's
+            // `check_dst`): the whole word, no lane merge.
+            if matches!($w, Width::W32) {
+                wr32!(1, v);
+            } else {
+                wrl!(1, v);
+            }
             pc += const { op::words(op::LD) };
         }};
     }
