@@ -709,16 +709,19 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                     leave!(ExitReason::Fallback, site);
                 };
                 let args = [rdl!(4), rdl!(5), rdl!(6)];
-                // The helpers hot in fixed-point and bitmap loops run inline
+                // The helpers hot in fixed-point and bitmap loops (IMUL,
+                // SHRD/SHLD, BT) run inline
                 // (a constant helper: one arm of `sem::helper_inline`, no
                 // call, no second table); the rest through `sem::helper`.
                 // Same semantics either way. bmand: the IMUL/SHRD calls were
                 // a quarter of the arm's host instructions.
                 let r = match h {
+                    Helper::Imul16 => sem::helper_inline(Helper::Imul16, args, &mut fl),
                     Helper::Imul32 => sem::helper_inline(Helper::Imul32, args, &mut fl),
                     Helper::ImulTrunc16 => sem::helper_inline(Helper::ImulTrunc16, args, &mut fl),
                     Helper::ImulTrunc32 => sem::helper_inline(Helper::ImulTrunc32, args, &mut fl),
                     Helper::Mul32 => sem::helper_inline(Helper::Mul32, args, &mut fl),
+                    Helper::Shrd16 => sem::helper_inline(Helper::Shrd16, args, &mut fl),
                     Helper::Shrd32 => sem::helper_inline(Helper::Shrd32, args, &mut fl),
                     Helper::Shld32 => sem::helper_inline(Helper::Shld32, args, &mut fl),
                     Helper::Bt32 => sem::helper_inline(Helper::Bt32, args, &mut fl),
