@@ -710,11 +710,11 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                 };
                 let args = [rdl!(4), rdl!(5), rdl!(6)];
                 // The helpers hot in fixed-point and bitmap loops (IMUL,
-                // SHRD/SHLD, BT) run inline
-                // (a constant helper: one arm of `sem::helper_inline`, no
-                // call, no second table); the rest through `sem::helper`.
-                // Same semantics either way. bmand: the IMUL/SHRD calls were
-                // a quarter of the arm's host instructions.
+                // SHRD/SHLD, BT) run inline: a constant helper is one arm of
+                // `sem::helper_inline`, with no call and no second table;
+                // the rest go through `sem::helper`. Same semantics either
+                // way. BMAND: the IMUL/SHRD calls were a quarter of the
+                // arm's host instructions.
                 let r = match h {
                     Helper::Imul16 => sem::helper_inline(Helper::Imul16, args, &mut fl),
                     Helper::Imul32 => sem::helper_inline(Helper::Imul32, args, &mut fl),

@@ -755,8 +755,9 @@ impl OnlyNaive {
     }
 
     /// Counts one handback. A fixed slot per reason, not a map: it runs on
-    /// every E1 exit (kbdchain: 6M string-keyed map updates were 6.7% of
-    /// the arm's host instructions); the report names the slots.
+    /// every E1 exit (KBDCHAIN, 1.2M exits in 20M dispatches: the
+    /// string-keyed map's updates were 6.7% of the arm's host
+    /// instructions); the report names the slots.
     #[inline]
     fn bump(&mut self, r: Handback) {
         self.handbacks_by[r as usize] += 1;
