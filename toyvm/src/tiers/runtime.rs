@@ -39,15 +39,30 @@ pub struct DosRuntime<'a> {
 }
 
 /// Decoded x87 instructions by encoding, direct-mapped (decoding is a pure
-/// function of the bytes, so a hit is the same `Instruction`).
+/// function of the bytes, so a hit is the same `Instruction`), with what
+/// `run_x87` derives from the bytes on every call: whether it has a memory
+/// operand, the operand's size, the 0x66 prefix. Derived once per miss:
+/// on a hit the hand-off costs the key compare and a copy.
 pub struct X87Cache {
-    slots: Vec<(u128, Instruction)>,
+    slots: Vec<(u128, X87Decoded)>,
+}
+
+/// One decoded x87 instruction and the facts `run_x87` needs of it.
+#[derive(Clone, Copy, Default)]
+struct X87Decoded {
+    ins: Instruction,
+    /// It has a memory operand; `mem_size` is that operand's byte count.
+    has_mem: bool,
+    mem_size: u32,
+    /// A 0x66 prefix among the leading prefixes (32-bit operand forms of
+    /// FSTENV/FLDENV/FSAVE/FRSTOR in 16-bit code).
+    o32: bool,
 }
 
 impl Default for X87Cache {
     fn default() -> Self {
         X87Cache {
-            slots: vec![(u128::MAX, Instruction::default()); 256],
+            slots: vec![(u128::MAX, X87Decoded::default()); 256],
         }
     }
 }
@@ -55,7 +70,7 @@ impl Default for X87Cache {
 impl X87Cache {
     /// The 16-bit decoding of `insn` (which must be all of one instruction),
     /// or `None`.
-    fn decode(&mut self, insn: &[u8]) -> Option<Instruction> {
+    fn decode(&mut self, insn: &[u8]) -> Option<X87Decoded> {
         if insn.is_empty() || insn.len() > 15 {
             return None;
         }
@@ -73,8 +88,19 @@ impl X87Cache {
         if ins.is_invalid() || ins.len() != insn.len() {
             return None;
         }
-        *slot = (key, ins);
-        Some(ins)
+        let has_mem = (0..ins.op_count()).any(|i| ins.op_kind(i) == OpKind::Memory);
+        let o32 = insn
+            .iter()
+            .take_while(|b| matches!(b, 0x26 | 0x2E | 0x36 | 0x3E | 0x64 | 0x65 | 0x66 | 0x67))
+            .any(|b| *b == 0x66);
+        let x = X87Decoded {
+            ins,
+            has_mem,
+            mem_size: ins.memory_size().size() as u32,
+            o32,
+        };
+        *slot = (key, x);
+        Some(x)
     }
 }
 
@@ -123,19 +149,18 @@ pub fn run_x87(rt: &mut DosRuntime<'_>, c: X87Call<'_>) -> Result<X87Done, Refus
     if rt.cr0 & (cr0::EM | cr0::TS) != 0 {
         return Err(Refused);
     }
-    let ins = rt.x87.decode(c.insn).ok_or(Refused)?;
-    let has_mem = (0..ins.op_count()).any(|i| ins.op_kind(i) == OpKind::Memory);
+    let X87Decoded {
+        ins,
+        has_mem,
+        mem_size,
+        o32,
+    } = rt.x87.decode(c.insn).ok_or(Refused)?;
     if has_mem != c.mem.is_some() {
         return Err(Refused);
     }
-    let o32 = c
-        .insn
-        .iter()
-        .take_while(|b| matches!(b, 0x26 | 0x2E | 0x36 | 0x3E | 0x64 | 0x65 | 0x66 | 0x67))
-        .any(|b| *b == 0x66);
     let (base, off, sel) = match c.mem {
         Some(m) => {
-            let n = ins.memory_size().size() as u64;
+            let n = mem_size as u64;
             if n == 0 || m.off as u64 + n - 1 > m.limit as u64 {
                 return Err(Refused);
             }
