@@ -525,3 +525,67 @@ fn a20_moves_keep_low_code_and_retire_hma_code() {
         assert_eq!(n("flushes"), 0, "{arm}: {ctr}");
     }
 }
+
+/// Handbacks by reason under `only-baseline`, one row per built-in
+/// program: each reason lands in its own slot and the slots add up to the
+/// handback count. KBDCHAIN's row is what the string-keyed map of the
+/// driver before `dbfbbf3` printed for the same run (`toyvm run --arm
+/// only-baseline`, 20M dispatches); EXEPATCH adds the `fallback` and `smc`
+/// slots (its self-modifying code) and FPSUM `attention`.
+#[test]
+fn handbacks_are_counted_by_reason() {
+    let corpus = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../corpus-dos/programs"
+    ));
+    let cases: &[(&str, u64, &[(&str, u64)])] = &[
+        (
+            "kbdisr/KBDCHAIN.COM",
+            20_000_000,
+            &[
+                ("attention", 108),
+                ("budget", 43),
+                ("indirect", 26),
+                ("link", 18),
+                ("shadow", 1_186_350),
+            ],
+        ),
+        (
+            "mzexe/EXEPATCH.EXE",
+            15_000,
+            &[
+                ("fallback", 81),
+                ("indirect", 35),
+                ("link", 124),
+                ("shadow", 4),
+                ("smc", 15),
+            ],
+        ),
+        (
+            "fpemu/FPSUM.COM",
+            16_000,
+            &[
+                ("attention", 6),
+                ("indirect", 16),
+                ("link", 11),
+                ("shadow", 25),
+                ("smc", 6),
+            ],
+        ),
+    ];
+    for &(prog, budget, want) in cases {
+        let mut s = session(&corpus.join(prog), "only-baseline", budget);
+        s.run();
+        let ctr = s.counters().expect("counters");
+        let got: Vec<(String, u64)> = ctr["handbacks_by_reason"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{prog}: no handbacks_by_reason: {ctr}"))
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(u64::MAX)))
+            .collect();
+        let want: Vec<(String, u64)> = want.iter().map(|&(k, n)| (k.to_string(), n)).collect();
+        assert_eq!(got, want, "{prog}");
+        let total: u64 = want.iter().map(|w| w.1).sum();
+        assert_eq!(ctr["handbacks"].as_u64(), Some(total), "{prog}");
+    }
+}

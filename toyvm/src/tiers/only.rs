@@ -255,7 +255,7 @@ pub struct Counters {
 }
 
 /// Why E1 handed control back to the driver: the slots of
-/// `handbacks_by_reason` (report names in [`Handback::name`]).
+/// `handbacks_by_reason`, named by [`Handback::NAMES`] in this order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Handback {
     Attention,
@@ -270,32 +270,18 @@ enum Handback {
 }
 
 impl Handback {
-    const ALL: [Handback; 9] = [
-        Handback::Attention,
-        Handback::Budget,
-        Handback::Fallback,
-        Handback::Indirect,
-        Handback::Invalid,
-        Handback::Link,
-        Handback::Shadow,
-        Handback::Smc,
-        Handback::Stop,
+    /// The counter keys (`handbacks_by_reason.NAME`), by discriminant.
+    const NAMES: [&'static str; 9] = [
+        "attention",
+        "budget",
+        "fallback",
+        "indirect",
+        "invalid",
+        "link",
+        "shadow",
+        "smc",
+        "stop",
     ];
-
-    /// The counter key (`handbacks_by_reason.NAME`).
-    fn name(self) -> &'static str {
-        match self {
-            Handback::Attention => "attention",
-            Handback::Budget => "budget",
-            Handback::Fallback => "fallback",
-            Handback::Indirect => "indirect",
-            Handback::Invalid => "invalid",
-            Handback::Link => "link",
-            Handback::Shadow => "shadow",
-            Handback::Smc => "smc",
-            Handback::Stop => "stop",
-        }
-    }
 }
 
 /// The `only-naive` engine.
@@ -303,7 +289,7 @@ pub struct OnlyNaive {
     arena: E1Arena,
     /// Handbacks by reason, indexed by [`Handback`] (folded into
     /// `Counters::handbacks_by_reason` when the counters are read).
-    handbacks_by: [u64; Handback::ALL.len()],
+    handbacks_by: [u64; Handback::NAMES.len()],
     progs: Map<u32, ProgMeta>,
     sites: Map<u64, Site>,
     /// One-instruction L1 blocks by key (fallbacks, refusals, budget tails).
@@ -510,7 +496,7 @@ impl OnlyNaive {
     pub fn new() -> OnlyNaive {
         OnlyNaive {
             arena: E1Arena::new(e1::MEM_WORDS),
-            handbacks_by: [0; Handback::ALL.len()],
+            handbacks_by: [0; Handback::NAMES.len()],
             progs: Map::default(),
             sites: Map::default(),
             singles: Map::default(),
@@ -1846,9 +1832,9 @@ impl OnlyNaive {
     /// The counters as the report shows them.
     pub fn counters_value(&self) -> serde_json::Value {
         let mut c = self.c.clone();
-        for (r, &n) in Handback::ALL.iter().zip(&self.handbacks_by) {
+        for (name, &n) in Handback::NAMES.iter().zip(&self.handbacks_by) {
             if n > 0 {
-                c.handbacks_by_reason.insert(r.name(), n);
+                c.handbacks_by_reason.insert(name, n);
             }
         }
         for (name, fb, rf) in &self.forms {
