@@ -1067,6 +1067,9 @@ impl<'a, M: MachineRuntime> Gen<'a, M> {
             // counted by the dispatcher.
             Op::Count => {}
             Op::ExitIfPending { site } => self.exit_if_owed(site),
+            // Owed without asking `stop_if_needed` (no call out of native
+            // code for it): a stop is always exact, and the driver resumes
+            // one that finds nothing to do.
             Op::StopIf { src } => {
                 let v = self.src(src);
                 let nz = self.b.ins().icmp_imm_s(IntCC::NotEqual, v, 0);

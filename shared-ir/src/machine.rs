@@ -387,6 +387,17 @@ pub trait MachineRuntime {
     fn port_out(&mut self, _port: u16, _w: Width, _v: u32, _now: u64) -> ServiceOutcome {
         ServiceOutcome::Refused
     }
+    /// `stop.if` met a nonzero value `s`: whether the stop it owes is
+    /// needed now. The default says yes (a stop is always exact: the driver
+    /// looks and resumes). A machine that knows what the driver would look
+    /// for may say no; toyvm: `s` is the flags that rose (IF, TF), and with
+    /// only IF risen and no interrupt requested the session would find
+    /// nothing to do before the slice's end, as L1 goes on after an IRET or
+    /// POPF that sets IF. The answer must depend only on machine state the
+    /// driver also sees at that boundary.
+    fn stop_if_needed(&mut self, _s: u32) -> bool {
+        true
+    }
     /// A machine service; the default (none) refuses.
     fn service(&mut self, _id: u16, _ctx: ServiceCtx<'_>, _now: u64) -> ServiceOutcome {
         ServiceOutcome::Refused

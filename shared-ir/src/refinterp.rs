@@ -286,7 +286,8 @@ pub fn run_program<M: MachineRuntime>(
                 }
                 Op::Count => *st.counts.entry(p.key).or_insert(0) += 1,
                 Op::StopIf { src } => {
-                    if st.src(src) != 0 && pending == Pending::None {
+                    let s = st.src(src);
+                    if s != 0 && pending == Pending::None && m.stop_if_needed(s) {
                         pending = Pending::Service;
                     }
                 }

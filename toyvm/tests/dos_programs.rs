@@ -402,3 +402,101 @@ fn exe_allocation_follows_dos_exec() {
         })
     );
 }
+
+/// INT 1Ah AH=00h and INT 16h AH=01h/11h with nothing typed are answered by
+/// x86 in the BIOS stub (`bios/rom.rs`), not by the host call: the answers
+/// must be the host call's (registers, the midnight flag cleared, ZF in the
+/// caller's FLAGS with every other flag kept, AX unchanged), under every
+/// arm, at the same dispatch count. A key that is waiting still goes to the
+/// host call (second program: a poll loop until a scripted key).
+#[test]
+fn polled_bios_reads_answer_in_x86_as_the_host_call_did() {
+    let d = tmp("polled");
+    let p = com(|a| {
+        a.mov(ax, 0x40)?;
+        a.mov(es, ax)?;
+        a.mov(dword_ptr(0x6C).es(), 0x0012_3456)?;
+        a.mov(byte_ptr(0x70).es(), 1)?;
+        a.mov(ax, 0x0099)?;
+        a.int(0x1A)?;
+        a.mov(word_ptr(0x200), cx)?;
+        a.mov(word_ptr(0x202), dx)?;
+        a.mov(word_ptr(0x204), ax)?;
+        a.mov(al, byte_ptr(0x70).es())?;
+        a.mov(byte_ptr(0x206), al)?;
+        a.mov(ax, 0x0177)?;
+        a.stc()?;
+        a.int(0x16)?;
+        a.pushf()?;
+        a.pop(word_ptr(0x208))?;
+        a.mov(word_ptr(0x20A), ax)?;
+        a.mov(ax, 0x1166)?;
+        a.clc()?;
+        a.int(0x16)?;
+        a.pushf()?;
+        a.pop(word_ptr(0x20C))?;
+        a.mov(word_ptr(0x20E), ax)?;
+        exit(a, 0)
+    });
+    std::fs::write(d.join("P.COM"), p).unwrap();
+    let cfg = {
+        let mut c = Config::new(d.join("P.COM"));
+        c.budget = 1_000_000;
+        c
+    };
+    for &arm in toyvm::session::ARMS {
+        let mut s = Session::with_engine(&cfg, toyvm::session::engine(arm).unwrap()).unwrap();
+        s.run();
+        assert_eq!(s.end, Some(End::Exited { code: 0 }), "{arm}");
+        let ram = s.machine.mem.ram();
+        let base = 0x1300usize; // the program's PSP segment 0130h
+        let w = |o: usize| u16::from_le_bytes([ram[base + o], ram[base + o + 1]]);
+        // CX:DX = the ticks, AL = the midnight flag, AH kept; the flag cleared.
+        assert_eq!(
+            (w(0x200), w(0x202), w(0x204)),
+            (0x0012, 0x3456, 0x0001),
+            "{arm}"
+        );
+        assert_eq!(ram[base + 0x206], 0, "{arm}: midnight flag cleared");
+        // AH=01h: ZF set, CF (set before) kept, IF back on, AX unchanged.
+        assert_eq!(w(0x208) & 0x0241, 0x0241, "{arm}: FLAGS {:04X}", w(0x208));
+        assert_eq!(w(0x20A), 0x0177, "{arm}");
+        // AH=11h: ZF set, CF (clear before) kept clear.
+        assert_eq!(w(0x20C) & 0x0241, 0x0240, "{arm}: FLAGS {:04X}", w(0x20C));
+        assert_eq!(w(0x20E), 0x1166, "{arm}");
+        // 4 (ES, the BDA stores), 1 + INT 1Ah in x86 (INT + 11), 5, 2 +
+        // INT 16h AH=01h (INT + 16), 3, 2 + INT 16h AH=11h (INT + 18), 3,
+        // then 1 + INT 21h 4Ch (INT, STI, host call) and the shell's host
+        // call. Through the host call INT 1Ah was 4 and INT 16h 4.
+        assert_eq!(
+            s.clock(),
+            4 + 1 + 12 + 5 + 2 + 17 + 3 + 2 + 19 + 3 + 1 + 3 + 1,
+            "{arm}"
+        );
+    }
+
+    let p = com(|a| {
+        let mut poll = a.create_label();
+        a.set_label(&mut poll)?;
+        a.mov(ah, 0x01)?;
+        a.int(0x16)?;
+        a.jz(poll)?;
+        a.mov(ah, 0x00)?;
+        a.int(0x16)?;
+        a.mov(ah, 0x4C)?;
+        a.int(0x21)
+    });
+    std::fs::write(d.join("K.COM"), p).unwrap();
+    let mut cfg = Config::new(d.join("K.COM"));
+    cfg.budget = 2_000_000;
+    cfg.keys = Some("a@100000".into());
+    let mut clocks = Vec::new();
+    for &arm in toyvm::session::ARMS {
+        let mut s = Session::with_engine(&cfg, toyvm::session::engine(arm).unwrap()).unwrap();
+        s.run();
+        assert_eq!(s.end, Some(End::Exited { code: b'a' }), "{arm}");
+        clocks.push((arm, s.clock()));
+    }
+    assert!(clocks.iter().all(|c| c.1 == clocks[0].1), "{clocks:?}");
+    assert!(clocks[0].1 > 100_000 && clocks[0].1 < 110_000, "{clocks:?}");
+}

@@ -117,7 +117,7 @@ const CASES: &[Case] = &[
         companion: None,
         files: &[],
         end: "exited 255",
-        dispatches: 4435,
+        dispatches: 4443,
         frame: "1f07daed9efce8bb",
         text: "syntax: mkmap size_x size_y n_units n_players tex_str\n",
     },

@@ -882,7 +882,8 @@ pub(crate) fn engine<M: MachineRuntime, const COUNT: bool, const PROFILE: bool>(
                 pc = w!(if go { 11 } else { 12 }) as usize;
             }
             op::STOPIF => {
-                if rdl!(1) != 0 && pending == 0 {
+                let s = rdl!(1);
+                if s != 0 && pending == 0 && m.stop_if_needed(s) {
                     pending = 2;
                 }
                 pc += const { op::words(op::STOPIF) };

@@ -207,7 +207,7 @@ ops! {
     LINK 5 Exit "t site key_lo key_hi: t patched by the arena, 0 = unlinked";
     INDIRECT 4 Exit "ip base site: computed exit through the lookup table";
     CHK 9 Guard "- seg base index disp amask lim site: the load layout, no access";
-    STOPIF 2 Machine "s: owe a stop when s is nonzero";
+    STOPIF 2 Machine "s: owe a stop when s is nonzero and the machine needs it";
     X87 13 Helper "d seg base index disp amask lim site after cs ds blob: one x87 instruction";
     ARITHBR 7 Branch "kind d a b cc t: x86 arithmetic then a branch on its condition";
     STRSTEP 3 Helper "d n: d = DF ? -n : n";

@@ -603,7 +603,10 @@ pub enum Op {
     Count,
     /// If a stop is owed (store into code, device request), exit at `site`.
     ExitIfPending { site: Site },
-    /// Owe a stop (as a device request does) when `src` is nonzero; it is
+    /// Owe a stop (as a device request does) when `src` is nonzero and the
+    /// machine says the stop is needed
+    /// ([`crate::machine::MachineRuntime::stop_if_needed`]; an engine may
+    /// also owe it without asking: a stop is always exact); it is
     /// reported at the next instruction boundary (`exit.pending`,
     /// `clock.check`, a link or lookup exit). POPF and IRET use it when IF
     /// goes from 0 to 1 or TF is set, so the driver looks before the next

@@ -5,12 +5,21 @@
 //! that points into them.
 //!
 //! Owns the ROM layout and the host-service numbering. It must not implement
-//! services: a stub is `FE 38 lo hi` (one dispatch, then the session runs
-//! service `lo | hi << 8`) plus the x86 a real BIOS would run around it.
+//! services on the host side: a stub is `FE 38 lo hi` (one dispatch, then
+//! the session runs service `lo | hi << 8`) plus the x86 a real BIOS would
+//! run around it. Two hot read-only cases run wholly in x86, as in a real
+//! BIOS (INT 1Ah AH=00h, INT 16h AH=01h/11h with nothing typed): programs
+//! poll them in loops, and a host call would take each poll out of the
+//! engine.
 
+use crate::bios::bda::{KB_HEAD, KB_TAIL, MIDNIGHT, TICKS};
 use crate::machine::devices::vga::font::{font_8x16, font_8x8};
 use crate::machine::lin;
 use crate::machine::memory::Memory;
+use iced_x86::code_asm::{
+    ah, al, bp, bx, byte_ptr, cx, ds, dx, sp, word_ptr, CodeAssembler, CodeLabel,
+};
+use iced_x86::IcedError;
 
 /// Segment of the system BIOS.
 pub const BIOS_SEG: u16 = 0xF000;
@@ -124,11 +133,90 @@ impl Builder<'_> {
         c.push(0xCB);
         self.emit(&c)
     }
+    /// A service whose hot read-only case runs in x86 before the host call,
+    /// as a real BIOS runs it (`fast` assembles that case at the stub's
+    /// address and jumps to its label argument for everything else, which
+    /// is [`Builder::service`]'s STI; host call; IRET). A program that polls
+    /// such a call in a loop then never leaves the engine that runs it.
+    fn service_with_fast_path(
+        &mut self,
+        n: u16,
+        fast: impl FnOnce(&mut CodeAssembler, CodeLabel) -> Result<(), IcedError>,
+    ) -> u16 {
+        let assemble = || -> Result<Vec<u8>, IcedError> {
+            let mut a = CodeAssembler::new(16)?;
+            let mut host = a.create_label();
+            fast(&mut a, host)?;
+            a.set_label(&mut host)?;
+            a.sti()?;
+            a.db(&hostcall(n))?;
+            a.iret()?;
+            a.assemble(self.at as u64)
+        };
+        // The stubs are fixed code: an error here is a bug in this file.
+        let code = assemble().expect("the BIOS fast-path stubs assemble");
+        self.emit(&code)
+    }
     fn stop(&mut self, n: u16) -> u16 {
         let mut c = hostcall(n).to_vec();
         c.push(0xCF);
         self.emit(&c)
     }
+}
+
+/// BDA offsets as DS=0040h sees them.
+const fn bda_off(linear: u32) -> u64 {
+    (linear - 0x400) as u64
+}
+
+/// INT 1Ah AH=00h (read the tick count) in x86, as the IBM BIOS runs it:
+/// CX:DX = ticks since midnight, AL = the midnight flag, which the read
+/// clears. Interrupts stay off from the INT to the IRET, so the read is
+/// atomic against INT 08h. Games wait for the next tick by calling it in a
+/// loop (the w84death BIOS games: one call every 6 dispatches, each a
+/// return to the session when it was a host call). Other functions: the
+/// host.
+fn int1a_read_ticks(a: &mut CodeAssembler, host: CodeLabel) -> Result<(), IcedError> {
+    a.test(ah, ah)?;
+    a.jne(host)?;
+    a.push(ds)?;
+    a.mov(cx, 0x40)?;
+    a.mov(ds, cx)?;
+    a.mov(al, byte_ptr(bda_off(MIDNIGHT)))?;
+    a.mov(byte_ptr(bda_off(MIDNIGHT)), 0)?;
+    a.mov(cx, word_ptr(bda_off(TICKS) + 2))?;
+    a.mov(dx, word_ptr(bda_off(TICKS)))?;
+    a.pop(ds)?;
+    a.iret()
+}
+
+/// INT 16h AH=01h/11h (is a key waiting?) with an empty type-ahead buffer,
+/// in x86: ZF set in the caller's FLAGS, AX unchanged, as the host call
+/// answers it. A waiting key goes to the host (AH=01h drops keys the
+/// classic interface cannot report, `keyboard::int16`). Other functions:
+/// the host.
+fn int16_check_empty(a: &mut CodeAssembler, host: CodeLabel) -> Result<(), IcedError> {
+    let mut check = a.create_label();
+    a.cmp(ah, 0x01)?;
+    a.je(check)?;
+    a.cmp(ah, 0x11)?;
+    a.jne(host)?;
+    a.set_label(&mut check)?;
+    a.push(ds)?;
+    a.push(bx)?;
+    a.mov(bx, 0x40)?;
+    a.mov(ds, bx)?;
+    a.mov(bx, word_ptr(bda_off(KB_HEAD)))?;
+    a.cmp(bx, word_ptr(bda_off(KB_TAIL)))?;
+    a.pop(bx)?;
+    a.pop(ds)?;
+    a.jne(host)?;
+    // FLAGS of the INT frame: [BP+6] after PUSH BP.
+    a.push(bp)?;
+    a.mov(bp, sp)?;
+    a.or(byte_ptr(bp + 6), 0x40)?;
+    a.pop(bp)?;
+    a.iret()
 }
 
 /// Builds both ROMs and the interrupt vector table.
@@ -168,7 +256,9 @@ pub fn install(mem: &mut Memory) -> RomMap {
             0x08 => int08,
             0x09 => int09,
             0x0A..=0x0F => irq_master,
-            0x10..=0x13 | 0x15 | 0x16 | 0x1A => b.service(svc::int(v)),
+            0x1A => b.service_with_fast_path(svc::int(v), int1a_read_ticks),
+            0x16 => b.service_with_fast_path(svc::int(v), int16_check_empty),
+            0x10..=0x13 | 0x15 => b.service(svc::int(v)),
             0x25 | 0x26 => b.service_retf(svc::int(v)),
             0x14 | 0x17 | 0x18 | 0x19 | 0x2E | 0x40 => b.stop(svc::unimplemented(v)),
             0x1B | 0x1C | 0x23 | 0x28 | 0x2A..=0x2D | 0x4A => iret,

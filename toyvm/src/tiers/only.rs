@@ -261,6 +261,9 @@ enum Handback {
     Attention,
     Budget,
     Fallback,
+    /// IF rose (IRET, POPF) with no interrupt requested: resumed in the
+    /// same engine call, as L1 goes on in `general`.
+    IfRose,
     Indirect,
     Invalid,
     Link,
@@ -271,10 +274,11 @@ enum Handback {
 
 impl Handback {
     /// The counter keys (`handbacks_by_reason.NAME`), by discriminant.
-    const NAMES: [&'static str; 9] = [
+    const NAMES: [&'static str; 10] = [
         "attention",
         "budget",
         "fallback",
+        "if_rose",
         "indirect",
         "invalid",
         "link",
@@ -1534,6 +1538,7 @@ impl OnlyNaive {
                         clock: cpu.clock,
                     };
                     let before = cpu.clock;
+                    let device_asked;
                     let ex = {
                         let mut rt = DosRuntime {
                             m,
@@ -1542,12 +1547,13 @@ impl OnlyNaive {
                             fpu: &mut cpu.fpu,
                             cr0: cpu.cr0,
                             x87: &mut self.x87,
+                            device_asked: false,
                         };
                         #[cfg(not(target_family = "wasm"))]
                         let jit = self.jit.as_mut();
                         #[cfg(target_family = "wasm")]
                         let jit: Option<&mut Box<()>> = None;
-                        match jit {
+                        let ex = match jit {
                             #[cfg(not(target_family = "wasm"))]
                             Some(j) => j.run(
                                 &mut self.arena,
@@ -1576,7 +1582,9 @@ impl OnlyNaive {
                                     &mut self.c.uops,
                                 ),
                             },
-                        }
+                        };
+                        device_asked = rt.device_asked;
+                        ex
                     };
                     {
                         let v = self.arena.vregs();
@@ -1648,6 +1656,26 @@ impl OnlyNaive {
                         ExitReason::Stop => self.bump(Handback::Stop),
                         ExitReason::Smc => self.bump(Handback::Smc),
                         ExitReason::Service => {
+                            // Owed by a `stop.if` (IF rose through IRET or
+                            // POPF, or TF is set) or by a device. For IF
+                            // alone the session would look only to deliver
+                            // an interrupt; with none requested and the
+                            // slice not over, none can be due before
+                            // `limit` (devices move only at events, and a
+                            // port access that might move one asks for a
+                            // stop itself), so go on here, as L1 does in
+                            // `general`. A BIOS call returning through IRET
+                            // in a polling loop ended the engine call every
+                            // iteration.
+                            if !device_asked
+                                && !cpu.flags.tf()
+                                && !cpu.shadow
+                                && cpu.clock < limit
+                                && !m.interrupt_requested()
+                            {
+                                self.bump(Handback::IfRose);
+                                continue;
+                            }
                             self.bump(Handback::Attention);
                             return EngineExit::Attention;
                         }

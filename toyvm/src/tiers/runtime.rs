@@ -36,6 +36,10 @@ pub struct DosRuntime<'a> {
     pub cr0: u32,
     /// Decoded x87 instructions (see [`X87Cache`]).
     pub x87: &'a mut X87Cache,
+    /// A port access in this call asked for a stop (a device wants the
+    /// session to look). The driver tells such a `Service` exit from one a
+    /// `stop.if` owed (IF rose), which it may resume as L1 does.
+    pub device_asked: bool,
 }
 
 /// Decoded x87 instructions by encoding, direct-mapped (decoding is a pure
@@ -245,7 +249,9 @@ impl MachineRuntime for DosRuntime<'_> {
     /// is pending (`EngineBus::take_io_attention` on the DOS machine).
     fn port_read(&mut self, port: u16, w: Width, now: u64) -> Result<(u32, bool), Refused> {
         let v = self.m.io_read(port, w, now) & w.mask();
-        Ok((v, self.m.take_io_attention()))
+        let stop = self.m.take_io_attention();
+        self.device_asked |= stop;
+        Ok((v, stop))
     }
 
     /// As L1's store monitor judges a port write: each byte's port by
@@ -258,10 +264,21 @@ impl MachineRuntime for DosRuntime<'_> {
         self.m.io_write(port, w, v, now);
         attn |= self.m.take_io_attention();
         if attn {
+            self.device_asked = true;
             ServiceOutcome::StopAfter
         } else {
             ServiceOutcome::Continue
         }
+    }
+
+    /// `s` is the flags that rose (`~old & new & (IF | TF)`, the lowering's
+    /// `stop_if_if_rose_or_tf`). TF needs the driver (single-step); IF
+    /// alone only if an interrupt is requested: otherwise the session
+    /// would look and find nothing before the slice's end (devices move
+    /// only at events, and a port access that might move one asks for a
+    /// stop itself), as L1 goes on in `general`.
+    fn stop_if_needed(&mut self, s: u32) -> bool {
+        s & shared_ir::flags::TF != 0 || self.m.interrupt_requested()
     }
 
     /// toyvm's lowering emits no service ops (host calls run on the L1 side).
