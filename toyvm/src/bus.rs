@@ -115,10 +115,11 @@ pub trait EngineBus: Bus {
     /// a bus may leave them out here.
     fn take_io_attention(&mut self) -> bool;
 
-    /// Whether a write to `port` may change what the session decides between
-    /// instructions (interrupt state, event dates, the A20 gate). `false`
-    /// only for ports whose writes provably cannot (e.g. VGA registers).
-    fn port_write_attention(&self, _port: u16) -> bool {
+    /// Whether writing `byte` to `port` may change what the session decides
+    /// between instructions (interrupt state, event dates, the A20 gate).
+    /// `false` only for writes that provably cannot (e.g. VGA registers, a
+    /// PIT latch command).
+    fn port_write_attention(&self, _port: u16, _byte: u8) -> bool {
         true
     }
 }

@@ -169,7 +169,9 @@ impl<B: EngineBus> Bus for Tracked<B> {
         let mut dev = false;
         for i in 0..w.bytes() {
             let p = port.wrapping_add(i as u16);
-            attn |= self.inner_ref().port_write_attention(p);
+            attn |= self
+                .inner_ref()
+                .port_write_attention(p, (v >> (8 * i)) as u8);
             dev |= self.dev_watch && self.inner_ref().port_changes_device_code(p);
         }
         self.write_attention |= attn;
@@ -223,7 +225,7 @@ impl<B: EngineBus> EngineBus for Tracked<B> {
         let r = self.inner().take_io_attention();
         w || r
     }
-    fn port_write_attention(&self, port: u16) -> bool {
-        self.inner_ref().port_write_attention(port)
+    fn port_write_attention(&self, port: u16, byte: u8) -> bool {
+        self.inner_ref().port_write_attention(port, byte)
     }
 }

@@ -128,12 +128,19 @@ impl EngineBus for Machine {
 
     /// VGA register writes cannot change interrupt state or event dates
     /// (the VGA raises no interrupt and is no event source here), so the
-    /// session would decide nothing new after them; every other port may.
-    fn port_write_attention(&self, port: u16) -> bool {
-        !matches!(
-            port,
-            0x3B4 | 0x3B5 | 0x3BA | 0x3C0..=0x3CF | 0x3D4 | 0x3D5 | 0x3D8 | 0x3D9 | 0x3DA
-        )
+    /// session would decide nothing new after them. Nor can a PIT counter
+    /// latch or read-back command at 43h (`Pit::control`: it freezes a
+    /// count or status for the next reads and touches neither the
+    /// counting, the OUT line nor the PIC), which programs that time
+    /// themselves on the PIT write in a polling loop (the built-in
+    /// PITLATCH: OUT 43h,0 then two IN 40h per poll). Every other write
+    /// may.
+    fn port_write_attention(&self, port: u16, byte: u8) -> bool {
+        match port {
+            0x3B4 | 0x3B5 | 0x3BA | 0x3C0..=0x3CF | 0x3D4 | 0x3D5 | 0x3D8 | 0x3D9 | 0x3DA => false,
+            0x43 => !(byte & 0x30 == 0 || byte >> 6 == 3),
+            _ => true,
+        }
     }
 }
 
@@ -186,6 +193,30 @@ pub fn vga_status_stable_until(vga: &Vga, mask: u8, now: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Port writes that need the session: everything but VGA registers and
+    /// the PIT's latch and read-back commands (a mode set at 43h may move
+    /// the next timer event; a PIC write may unmask an interrupt).
+    #[test]
+    fn write_attention_spares_vga_and_pit_latches() {
+        let m = Machine::new();
+        for (port, byte, want) in [
+            (0x43, 0x00, false), // latch channel 0
+            (0x43, 0x40, false), // latch channel 1
+            (0x43, 0x80, false), // latch channel 2
+            (0x43, 0xC2, false), // read-back, count and status of channel 0
+            (0x43, 0xE2, false), // read-back, status only
+            (0x43, 0x34, true),  // channel 0, lo/hi, mode 2
+            (0x43, 0x36, true),  // channel 0, lo/hi, mode 3
+            (0x40, 0x00, true),  // a count
+            (0x20, 0x20, true),  // EOI
+            (0x21, 0xFE, true),  // PIC mask
+            (0x3D4, 0x0C, false),
+            (0x3C9, 0x3F, false),
+        ] {
+            assert_eq!(m.port_write_attention(port, byte), want, "{port:#x} <- {byte:#x}");
+        }
+    }
 
     /// The prediction is exact: the status under the mask is constant from
     /// `now` up to the predicted dispatch and differs there.

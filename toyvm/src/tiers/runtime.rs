@@ -259,7 +259,9 @@ impl MachineRuntime for DosRuntime<'_> {
     fn port_out(&mut self, port: u16, w: Width, v: u32, now: u64) -> ServiceOutcome {
         let mut attn = false;
         for i in 0..w.bytes() {
-            attn |= self.m.port_write_attention(port.wrapping_add(i as u16));
+            attn |= self
+                .m
+                .port_write_attention(port.wrapping_add(i as u16), (v >> (8 * i)) as u8);
         }
         self.m.io_write(port, w, v, now);
         attn |= self.m.take_io_attention();
