@@ -500,3 +500,76 @@ fn polled_bios_reads_answer_in_x86_as_the_host_call_did() {
     assert!(clocks.iter().all(|c| c.1 == clocks[0].1), "{clocks:?}");
     assert!(clocks[0].1 > 100_000 && clocks[0].1 < 110_000, "{clocks:?}");
 }
+
+/// INT 10h AH=0Ch in mode 13h runs in x86 in the BIOS stub (`bios/rom.rs`,
+/// `int10_pixel_mode13`); in other modes it is the host call's. The pixels
+/// land where the host call put them (A000:(DX*320+CX) mod 64K, AL as is,
+/// no XOR), AH=0Dh (the host) reads them back, registers and flags are
+/// kept, under every arm at the same dispatch count and frame.
+#[test]
+fn mode13_pixels_written_in_x86_as_the_host_call_wrote_them() {
+    let d = tmp("pixels");
+    // (x, y, colour): a corner, the last pixel, offset 64K (wraps to offset
+    // 0, over the first), and a colour with bit 7 set (no XOR in 256-colour
+    // modes).
+    let pts: [(u16, u16, u8); 4] = [
+        (0, 0, 0x11),
+        (319, 199, 0x22),
+        (256, 204, 0x33),
+        (5, 3, 0x85),
+    ];
+    let p = com(|a| {
+        a.mov(ax, 0x0013)?;
+        a.int(0x10)?;
+        a.mov(si, 0x0200u32)?;
+        for (i, &(x, y, c)) in pts.iter().enumerate() {
+            a.mov(cx, x as u32)?;
+            a.mov(dx, y as u32)?;
+            a.mov(bx, 0x0707)?;
+            a.mov(ax, 0x0C00 | c as u32)?;
+            a.stc()?;
+            a.int(0x10)?;
+            a.pushf()?;
+            a.pop(word_ptr(0x200 + 8 * i as u32))?;
+            a.mov(word_ptr(0x202 + 8 * i as u32), ax)?;
+            a.mov(word_ptr(0x204 + 8 * i as u32), bx)?;
+            // Read back through the host call (AH=0Dh).
+            a.mov(ah, 0x0D)?;
+            a.int(0x10)?;
+            a.mov(byte_ptr(0x206 + 8 * i as u32), al)?;
+        }
+        a.mov(word_ptr(0x1F0), si)?;
+        exit(a, 0)
+    });
+    std::fs::write(d.join("P.COM"), p).unwrap();
+    let cfg = {
+        let mut c = Config::new(d.join("P.COM"));
+        c.budget = 1_000_000;
+        c
+    };
+    let mut first: Option<(u64, Vec<u8>)> = None;
+    for &arm in toyvm::session::ARMS {
+        let mut s = Session::with_engine(&cfg, toyvm::session::engine(arm).unwrap()).unwrap();
+        s.run();
+        assert_eq!(s.end, Some(End::Exited { code: 0 }), "{arm}");
+        let ram = s.machine.mem.ram();
+        let base = 0x1300usize;
+        let w = |o: usize| u16::from_le_bytes([ram[base + o], ram[base + o + 1]]);
+        assert_eq!(w(0x1F0), 0x0200, "{arm}: SI kept");
+        for (i, &(x, y, c)) in pts.iter().enumerate() {
+            let o = 0x200 + 8 * i;
+            assert_eq!(w(o) & 1, 1, "{arm}: CF kept at pixel {i}");
+            assert_eq!(w(o + 2), 0x0C00 | c as u16, "{arm}: AX kept at pixel {i}");
+            assert_eq!(w(o + 4), 0x0707, "{arm}: BX kept at pixel {i}");
+            assert_eq!(ram[base + o + 6], c, "{arm}: AH=0Dh at ({x},{y})");
+        }
+        let rgb = s.frame().rgb;
+        match &first {
+            None => first = Some((s.clock(), rgb)),
+            Some(x) => assert!(
+                x.0 == s.clock() && x.1 == rgb,
+                "{arm}: clock or frame differs"
+            ),
+        }
+    }
+}

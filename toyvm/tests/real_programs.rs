@@ -52,7 +52,7 @@ const CASES: &[Case] = &[
         files: &[],
         end: "budget",
         dispatches: 2_000_000,
-        frame: "4d9e16a06fef316a",
+        frame: "cbece880f0d8dfc8",
         text: "",
     },
     Case {
@@ -217,7 +217,7 @@ const CASES: &[Case] = &[
         companion: None,
         files: &["_support/DOS4GW.EXE"],
         end: "exited 13",
-        dispatches: 2_085_492,
+        dispatches: 2_085_494,
         frame: "64f3c4f5ef66bb3d",
         text: "CR0: PG:0 ET:1 TS:0 EM:0 MP:0 PE:1   CR2: 00000000  CR3: 00000000\n",
     },

@@ -12,12 +12,12 @@
 //! poll them in loops, and a host call would take each poll out of the
 //! engine.
 
-use crate::bios::bda::{KB_HEAD, KB_TAIL, MIDNIGHT, TICKS};
+use crate::bios::bda::{KB_HEAD, KB_TAIL, MIDNIGHT, TICKS, VIDEO_MODE};
 use crate::machine::devices::vga::font::{font_8x16, font_8x8};
 use crate::machine::lin;
 use crate::machine::memory::Memory;
 use iced_x86::code_asm::{
-    ah, al, bp, bx, byte_ptr, cx, ds, dx, sp, word_ptr, CodeAssembler, CodeLabel,
+    ah, al, bp, bx, byte_ptr, cx, di, ds, dx, es, sp, word_ptr, CodeAssembler, CodeLabel,
 };
 use iced_x86::IcedError;
 
@@ -219,6 +219,32 @@ fn int16_check_empty(a: &mut CodeAssembler, host: CodeLabel) -> Result<(), IcedE
     a.iret()
 }
 
+/// INT 10h AH=0Ch (write a pixel) in mode 13h, in x86 as a VGA BIOS runs
+/// it: the byte AL at A000:(DX*320+CX) mod 64K (no XOR in 256-colour
+/// modes, BH ignored), the host call's `video::put_pixel` for `Vga256`.
+/// Programs that draw pixel by pixel call it in a loop (memph32: one call
+/// every 17 dispatches). Other modes and functions: the host.
+fn int10_pixel_mode13(a: &mut CodeAssembler, host: CodeLabel) -> Result<(), IcedError> {
+    a.cmp(ah, 0x0C)?;
+    a.jne(host)?;
+    a.push(ds)?;
+    a.push(0x40)?;
+    a.pop(ds)?;
+    a.cmp(byte_ptr(bda_off(VIDEO_MODE)), 0x13)?;
+    a.pop(ds)?;
+    a.jne(host)?;
+    a.push(es)?;
+    a.push(di)?;
+    a.imul_3(di, dx, 320)?;
+    a.add(di, cx)?;
+    a.push(0xA000)?;
+    a.pop(es)?;
+    a.mov(byte_ptr(di).es(), al)?;
+    a.pop(di)?;
+    a.pop(es)?;
+    a.iret()
+}
+
 /// Builds both ROMs and the interrupt vector table.
 pub fn install(mem: &mut Memory) -> RomMap {
     let mut map = RomMap::default();
@@ -258,7 +284,8 @@ pub fn install(mem: &mut Memory) -> RomMap {
             0x0A..=0x0F => irq_master,
             0x1A => b.service_with_fast_path(svc::int(v), int1a_read_ticks),
             0x16 => b.service_with_fast_path(svc::int(v), int16_check_empty),
-            0x10..=0x13 | 0x15 => b.service(svc::int(v)),
+            0x10 => b.service_with_fast_path(svc::int(v), int10_pixel_mode13),
+            0x11..=0x13 | 0x15 => b.service(svc::int(v)),
             0x25 | 0x26 => b.service_retf(svc::int(v)),
             0x14 | 0x17 | 0x18 | 0x19 | 0x2E | 0x40 => b.stop(svc::unimplemented(v)),
             0x1B | 0x1C | 0x23 | 0x28 | 0x2A..=0x2D | 0x4A => iret,

@@ -214,7 +214,11 @@ mod tests {
             (0x3D4, 0x0C, false),
             (0x3C9, 0x3F, false),
         ] {
-            assert_eq!(m.port_write_attention(port, byte), want, "{port:#x} <- {byte:#x}");
+            assert_eq!(
+                m.port_write_attention(port, byte),
+                want,
+                "{port:#x} <- {byte:#x}"
+            );
         }
     }
 
