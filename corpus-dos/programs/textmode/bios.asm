@@ -1,6 +1,6 @@
 ; @desc: text mode through the BIOS: INT 10h teletype (0Eh) incl. CR/LF/backspace, write char+attribute (09h), cursor positioning (02h), scroll up/down windows (06h/07h); CRC of B800:0000..0F9F
 ; @tags: video.text_bios
-; @budget: 49000
+; @budget: 50000
 org 100h
 %include "lib.inc"
 start:
