@@ -39,6 +39,22 @@ fn run(dir: &Path, prog: &str, budget: u64) -> Session {
     s
 }
 
+/// INT 16h AH=00h (wait for a key), then exit with AL as the code.
+fn read_key_and_exit(a: &mut CodeAssembler) -> Result<(), IcedError> {
+    a.mov(ah, 0x00)?;
+    a.int(0x16)?;
+    a.mov(ah, 0x4C)?;
+    a.int(0x21)
+}
+
+/// A 2M-dispatch run of `prog` with the key `a` typed at dispatch 100,000.
+fn with_key_a(prog: &Path) -> Config {
+    let mut cfg = Config::new(prog.to_path_buf());
+    cfg.budget = 2_000_000;
+    cfg.keys = Some("a@100000".into());
+    cfg
+}
+
 fn exit(a: &mut CodeAssembler, code: u8) -> Result<(), IcedError> {
     a.mov(ax, 0x4C00 | code as u32)?;
     a.int(0x21)
@@ -189,16 +205,9 @@ fn timer_interrupts_and_hlt_follow_the_clock() {
 #[test]
 fn scripted_key_reaches_int16() {
     let d = tmp("keys");
-    let p = com(|a| {
-        a.mov(ah, 0x00)?;
-        a.int(0x16)?;
-        a.mov(ah, 0x4C)?;
-        a.int(0x21)
-    });
+    let p = com(read_key_and_exit);
     std::fs::write(d.join("K.COM"), p).unwrap();
-    let mut cfg = Config::new(d.join("K.COM"));
-    cfg.budget = 2_000_000;
-    cfg.keys = Some("a@100000".into());
+    let cfg = with_key_a(&d.join("K.COM"));
     let mut s = Session::new(&cfg).unwrap();
     s.run();
     assert_eq!(s.end, Some(End::Exited { code: b'a' }));
@@ -424,18 +433,19 @@ fn polled_bios_reads_answer_in_x86_as_the_host_call_did() {
         a.mov(word_ptr(0x204), ax)?;
         a.mov(al, byte_ptr(0x70).es())?;
         a.mov(byte_ptr(0x206), al)?;
-        a.mov(ax, 0x0177)?;
-        a.stc()?;
-        a.int(0x16)?;
-        a.pushf()?;
-        a.pop(word_ptr(0x208))?;
-        a.mov(word_ptr(0x20A), ax)?;
-        a.mov(ax, 0x1166)?;
-        a.clc()?;
-        a.int(0x16)?;
-        a.pushf()?;
-        a.pop(word_ptr(0x20C))?;
-        a.mov(word_ptr(0x20E), ax)?;
+        // AH=01h with CF set before, AH=11h with CF clear: FLAGS and AX after.
+        for (ax_in, carry, at) in [(0x0177u32, true, 0x208u32), (0x1166, false, 0x20C)] {
+            a.mov(ax, ax_in)?;
+            if carry {
+                a.stc()?;
+            } else {
+                a.clc()?;
+            }
+            a.int(0x16)?;
+            a.pushf()?;
+            a.pop(word_ptr(at))?;
+            a.mov(word_ptr(at + 2), ax)?;
+        }
         exit(a, 0)
     });
     std::fs::write(d.join("P.COM"), p).unwrap();
@@ -481,15 +491,10 @@ fn polled_bios_reads_answer_in_x86_as_the_host_call_did() {
         a.mov(ah, 0x01)?;
         a.int(0x16)?;
         a.jz(poll)?;
-        a.mov(ah, 0x00)?;
-        a.int(0x16)?;
-        a.mov(ah, 0x4C)?;
-        a.int(0x21)
+        read_key_and_exit(a)
     });
     std::fs::write(d.join("K.COM"), p).unwrap();
-    let mut cfg = Config::new(d.join("K.COM"));
-    cfg.budget = 2_000_000;
-    cfg.keys = Some("a@100000".into());
+    let cfg = with_key_a(&d.join("K.COM"));
     let mut clocks = Vec::new();
     for &arm in toyvm::session::ARMS {
         let mut s = Session::with_engine(&cfg, toyvm::session::engine(arm).unwrap()).unwrap();
