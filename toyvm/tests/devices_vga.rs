@@ -534,3 +534,47 @@ fn mode_y_320x400_and_mode13h_double_scan_variant() {
         [[0, 0, 0], [255, 0, 0], [255, 0, 0], [0, 0, 0]]
     );
 }
+
+/// The write path's shortcut for the common state (write mode 0, no
+/// rotation, replace, no set/reset on the written planes, bit mask FFh)
+/// stores what the general path computes: the same writes on a VGA whose
+/// GC register 3 has an unused bit set (which takes the general path and
+/// means the same) leave the same planes, in mode 13h (chain-4), mode 12h
+/// (planar, every map-mask value) and mode X (unchained 256 colours).
+#[test]
+fn write_shortcut_stores_what_the_general_path_stores() {
+    for mode in [0x13u8, 0x12, 0x13 | 0x80] {
+        let mut fast = Vga::new();
+        let mut slow = Vga::new();
+        for v in [&mut fast, &mut slow] {
+            v.set_mode(mode & 0x7F);
+            if mode & 0x80 != 0 {
+                // Mode X: chain-4 off, odd/even off.
+                v.write_port(0x3C4, 4);
+                v.write_port(0x3C5, 0x06);
+            }
+        }
+        slow.write_port(0x3CE, 3);
+        slow.write_port(0x3CF, 0x20);
+        let mut x = 0x1234_5678u32;
+        for i in 0..20_000u32 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            if i % 997 == 0 {
+                for v in [&mut fast, &mut slow] {
+                    v.write_port(0x3C4, 2);
+                    v.write_port(0x3C5, (x >> 8) as u8 & 0x0F);
+                }
+            }
+            let addr = 0xA0000 + (x % 0x10000);
+            fast.write_mem(addr, x as u8);
+            slow.write_mem(addr, x as u8);
+        }
+        assert!(fast.planes == slow.planes, "mode {mode:#x}");
+        assert!(
+            fast.planes.iter().any(|&b| b != 0),
+            "mode {mode:#x}: nothing written"
+        );
+    }
+}

@@ -232,6 +232,20 @@ impl Vga {
         if pmask == 0 {
             return;
         }
+        // The common state (BIOS defaults, mode 13h and most drawing): write
+        // mode 0, no rotation, replace, no set/reset on the written planes,
+        // every bit: each enabled plane takes the byte as it is, which is
+        // what the general path below computes for it (d = data, alu = d,
+        // mask = FFh). Fills of video memory (REP STOS) spend their time
+        // here.
+        if self.gc[5] & 3 == 0 && self.gc[3] == 0 && self.gc[1] & pmask == 0 && self.gc[8] == 0xFF {
+            for p in 0..4 {
+                if pmask & (1 << p) != 0 {
+                    *self.plane_mut(p, pa) = v;
+                }
+            }
+            return;
+        }
         let sr = self.gc[0];
         let esr = self.gc[1];
         let rot = self.gc[3] & 7;
