@@ -7,10 +7,10 @@
 //! Owns the ROM layout and the host-service numbering. It must not implement
 //! services on the host side: a stub is `FE 38 lo hi` (one dispatch, then
 //! the session runs service `lo | hi << 8`) plus the x86 a real BIOS would
-//! run around it. Two hot read-only cases run wholly in x86, as in a real
-//! BIOS (INT 1Ah AH=00h, INT 16h AH=01h/11h with nothing typed): programs
-//! poll them in loops, and a host call would take each poll out of the
-//! engine.
+//! run around it. Three hot cases run wholly in x86, as in a real BIOS
+//! (INT 1Ah AH=00h, INT 16h AH=01h/11h with nothing typed, INT 10h AH=0Ch
+//! in mode 13h): programs call them in loops, and a host call would take
+//! each call out of the engine.
 
 use crate::bios::bda::{KB_HEAD, KB_TAIL, MIDNIGHT, TICKS, VIDEO_MODE};
 use crate::machine::devices::vga::font::{font_8x16, font_8x8};
@@ -101,6 +101,16 @@ fn hostcall(n: u16) -> [u8; 4] {
     [0xFE, 0x38, n as u8, (n >> 8) as u8]
 }
 
+const IRET: u8 = 0xCF;
+const RETF: u8 = 0xCB;
+
+/// A service stub's host part: STI; host call `n`; then `ret` (IRET, or
+/// RETF for INT 25h/26h).
+fn service_tail(n: u16, ret: u8) -> [u8; 6] {
+    let h = hostcall(n);
+    [0xFB, h[0], h[1], h[2], h[3], ret]
+}
+
 struct Builder<'a> {
     mem: &'a mut Memory,
     at: u16,
@@ -120,20 +130,14 @@ impl Builder<'_> {
     /// STI; host call; IRET. Services that may wait need interrupts on, as a
     /// real BIOS/DOS enables them on entry.
     fn service(&mut self, n: u16) -> u16 {
-        let mut c = vec![0xFB];
-        c.extend_from_slice(&hostcall(n));
-        c.push(0xCF);
-        self.emit(&c)
+        self.emit(&service_tail(n, IRET))
     }
     /// STI; host call; RETF: for INT 25h/26h, which return with the
     /// caller's FLAGS still on the stack (DOS's documented convention).
     fn service_retf(&mut self, n: u16) -> u16 {
-        let mut c = vec![0xFB];
-        c.extend_from_slice(&hostcall(n));
-        c.push(0xCB);
-        self.emit(&c)
+        self.emit(&service_tail(n, RETF))
     }
-    /// A service whose hot read-only case runs in x86 before the host call,
+    /// A service whose hot case runs in x86 before the host call,
     /// as a real BIOS runs it (`fast` assembles that case at the stub's
     /// address and jumps to its label argument for everything else, which
     /// is [`Builder::service`]'s STI; host call; IRET). A program that polls
@@ -148,9 +152,7 @@ impl Builder<'_> {
             let mut host = a.create_label();
             fast(&mut a, host)?;
             a.set_label(&mut host)?;
-            a.sti()?;
-            a.db(&hostcall(n))?;
-            a.iret()?;
+            a.db(&service_tail(n, IRET))?;
             a.assemble(self.at as u64)
         };
         // The stubs are fixed code: an error here is a bug in this file.

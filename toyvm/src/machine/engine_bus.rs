@@ -25,6 +25,7 @@
 //! VGA register (no interrupt, no event date can follow from it); a pending
 //! interrupt request does too.
 
+use super::devices::pit::Pit;
 use super::devices::vga::Vga;
 use super::memory::{VGA_END, VGA_START};
 use super::scheduler::{dispatch_of_tick, ticks_since, PIT_HZ};
@@ -128,17 +129,15 @@ impl EngineBus for Machine {
 
     /// VGA register writes cannot change interrupt state or event dates
     /// (the VGA raises no interrupt and is no event source here), so the
-    /// session would decide nothing new after them. Nor can a PIT counter
-    /// latch or read-back command at 43h (`Pit::control`: it freezes a
-    /// count or status for the next reads and touches neither the
-    /// counting, the OUT line nor the PIC), which programs that time
-    /// themselves on the PIT write in a polling loop (the built-in
+    /// session would decide nothing new after them. Nor can a PIT control
+    /// word that only latches ([`Pit::latches_only`]), which programs that
+    /// time themselves on the PIT write in a polling loop (the built-in
     /// PITLATCH: OUT 43h,0 then two IN 40h per poll). Every other write
     /// may.
     fn port_write_attention(&self, port: u16, byte: u8) -> bool {
         match port {
             0x3B4 | 0x3B5 | 0x3BA | 0x3C0..=0x3CF | 0x3D4 | 0x3D5 | 0x3D8 | 0x3D9 | 0x3DA => false,
-            0x43 => !(byte & 0x30 == 0 || byte >> 6 == 3),
+            0x43 => !Pit::latches_only(byte),
             _ => true,
         }
     }

@@ -36,7 +36,7 @@
 
 use super::code::{phys_ranges, CodeMap};
 use super::l1side::{self, FBlock, L1Side, SpinStats};
-use super::runtime::{DosRuntime, X87Cache};
+use super::runtime::{if_rose_needs_session, DosRuntime, X87Cache};
 use crate::bus::EngineBus;
 use crate::cpu::l0::{StepOutcome, StopReason};
 use crate::cpu::{seg, Cpu};
@@ -1656,22 +1656,17 @@ impl OnlyNaive {
                         ExitReason::Stop => self.bump(Handback::Stop),
                         ExitReason::Smc => self.bump(Handback::Smc),
                         ExitReason::Service => {
-                            // Owed by a `stop.if` (IF rose through IRET or
-                            // POPF, or TF is set) or by a device. For IF
-                            // alone the session would look only to deliver
-                            // an interrupt; with none requested and the
-                            // slice not over, none can be due before
-                            // `limit` (devices move only at events, and a
-                            // port access that might move one asks for a
-                            // stop itself), so go on here, as L1 does in
-                            // `general`. A BIOS call returning through IRET
-                            // in a polling loop ended the engine call every
-                            // iteration.
+                            // Owed by a device, or by a `stop.if` (IF rose
+                            // through IRET or POPF, or TF is set). E1 asks
+                            // `stop_if_needed` before it owes one; the `jit`
+                            // arm's native code does not, so a stop with no
+                            // device behind it is judged here by the same
+                            // rule and resumed when the session would find
+                            // nothing to do.
                             if !device_asked
-                                && !cpu.flags.tf()
                                 && !cpu.shadow
                                 && cpu.clock < limit
-                                && !m.interrupt_requested()
+                                && !if_rose_needs_session(m, cpu.flags.tf())
                             {
                                 self.bump(Handback::IfRose);
                                 continue;

@@ -42,6 +42,17 @@ pub struct DosRuntime<'a> {
     pub device_asked: bool,
 }
 
+/// After IF rose (IRET, POPF), whether the session must look before the
+/// next instruction: with TF set (single-step) or an interrupt requested.
+/// Otherwise it would look and find nothing before the slice's end
+/// (devices move only at events, and a port access that might move one
+/// asks for a stop itself), which is why L1 goes on in `general`. E1 asks
+/// it through `stop_if_needed`; the driver asks it to resume a stop the
+/// `jit` arm's native code owed without asking.
+pub fn if_rose_needs_session(m: &mut Machine, tf: bool) -> bool {
+    tf || m.interrupt_requested()
+}
+
 /// Decoded x87 instructions by encoding, direct-mapped (decoding is a pure
 /// function of the bytes, so a hit is the same `Instruction`), with what
 /// `run_x87` derives from the bytes on every call: whether it has a memory
@@ -274,13 +285,9 @@ impl MachineRuntime for DosRuntime<'_> {
     }
 
     /// `s` is the flags that rose (`~old & new & (IF | TF)`, the lowering's
-    /// `stop_if_if_rose_or_tf`). TF needs the driver (single-step); IF
-    /// alone only if an interrupt is requested: otherwise the session
-    /// would look and find nothing before the slice's end (devices move
-    /// only at events, and a port access that might move one asks for a
-    /// stop itself), as L1 goes on in `general`.
+    /// `stop_if_if_rose_or_tf`): [`if_rose_needs_session`].
     fn stop_if_needed(&mut self, s: u32) -> bool {
-        s & shared_ir::flags::TF != 0 || self.m.interrupt_requested()
+        if_rose_needs_session(self.m, s & shared_ir::flags::TF != 0)
     }
 
     /// toyvm's lowering emits no service ops (host calls run on the L1 side).

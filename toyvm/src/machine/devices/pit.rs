@@ -478,6 +478,14 @@ impl Pit {
         }
     }
 
+    /// Whether control word `v` (port 43h) only latches: a read-back
+    /// (select 3) or a counter latch (access 0). Either freezes a count or
+    /// status for the next reads and touches neither the counting, the OUT
+    /// line nor the PIC ([`Pit::control`]), so it moves no event.
+    pub fn latches_only(v: u8) -> bool {
+        v >> 6 == 3 || (v >> 4) & 3 == 0
+    }
+
     fn control(&mut self, v: u8, now: u64, pic: &mut Pic) {
         let sel = v >> 6;
         if sel == 3 {
